@@ -1,0 +1,18 @@
+//! Egret's wire: the messages of `proto/egret/v1` (the single source for Rust and
+//! Java), the length-prefixed frame codec, and the hello handshake that opens
+//! every connection.
+
+pub mod frame;
+pub mod handshake;
+
+/// Generated from `proto/egret/v1/*.proto`.
+#[allow(clippy::all, missing_docs)]
+pub mod v1 {
+    include!(concat!(env!("OUT_DIR"), "/egret.v1.rs"));
+}
+
+pub use frame::{FrameCodec, FrameError};
+pub use handshake::{HandshakeError, Token};
+
+/// The protocol version this build speaks (`ProtocolVersion::Current`).
+pub const PROTOCOL_VERSION: u32 = v1::ProtocolVersion::Current as u32;

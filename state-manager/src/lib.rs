@@ -1,0 +1,359 @@
+//! The local state manager: a directory per topology (see
+//! `docs/internals/contracts.md`, "State directory").
+//!
+//! Invariants:
+//! - every file another process may read while it is being written is written
+//!   atomically (a temporary file in the same directory, then a rename), so a
+//!   reader sees the old content or the new, never a torn one;
+//! - the token file is created with mode 0600 before the token is written.
+
+use std::fs;
+use std::io::Write;
+use std::net::SocketAddr;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+
+use bytes::Bytes;
+use egret_proto::Token;
+use egret_proto::v1::{PackingPlan, PhysicalPlan, Topology};
+use prost::Message;
+use sha2::{Digest, Sha256};
+
+/// Longest socket path we accept under the topology dir (the kernel's limit is 107).
+const MAX_SOCKET_PATH: usize = 100;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StateError {
+    #[error("cannot {action} {path}: {source}")]
+    Io {
+        action: &'static str,
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path} does not hold a valid {what}: {detail}")]
+    Corrupt {
+        path: PathBuf,
+        what: &'static str,
+        detail: String,
+    },
+    #[error("a topology named '{0}' is already running on this cluster")]
+    NameInUse(String),
+    #[error("no topology named '{0}' is running on this cluster")]
+    NoSuchTopology(String),
+}
+
+fn io_err<'a>(action: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) -> StateError + 'a {
+    move |source| StateError::Io {
+        action,
+        path: path.to_owned(),
+        source,
+    }
+}
+
+/// The local cluster: `<egret.local.dir>`.
+#[derive(Debug, Clone)]
+pub struct LocalCluster {
+    root: PathBuf,
+}
+
+impl LocalCluster {
+    pub fn new(root: impl Into<PathBuf>) -> Self {
+        Self { root: root.into() }
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    fn topologies(&self) -> PathBuf {
+        self.root.join("topologies")
+    }
+
+    /// The directory of a running topology, if there is one by that name.
+    pub fn topology(&self, name: &str) -> Result<TopologyDir, StateError> {
+        let dir = self.topologies().join(name);
+        if dir.join("topology.pb").is_file() {
+            Ok(TopologyDir::new(dir))
+        } else {
+            Err(StateError::NoSuchTopology(name.to_owned()))
+        }
+    }
+
+    /// Creates the directory of a new topology; refuses a name in use.
+    pub fn create_topology(&self, name: &str) -> Result<TopologyDir, StateError> {
+        let parent = self.topologies();
+        fs::create_dir_all(&parent).map_err(io_err("create", &parent))?;
+        let dir = parent.join(name);
+        match fs::create_dir(&dir) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                return Err(StateError::NameInUse(name.to_owned()));
+            }
+            Err(e) => return Err(io_err("create", &dir)(e)),
+        }
+        let topo = TopologyDir::new(dir);
+        for sub in [topo.logs_dir(), topo.path().join("work")] {
+            fs::create_dir_all(&sub).map_err(io_err("create", &sub))?;
+        }
+        Ok(topo)
+    }
+
+    /// Names of the topologies with a directory here, sorted.
+    pub fn topology_names(&self) -> Result<Vec<String>, StateError> {
+        let parent = self.topologies();
+        let entries = match fs::read_dir(&parent) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(io_err("list", &parent)(e)),
+        };
+        let mut names = Vec::new();
+        for entry in entries {
+            let entry = entry.map_err(io_err("list", &parent))?;
+            if entry.path().join("topology.pb").is_file() {
+                names.push(entry.file_name().to_string_lossy().into_owned());
+            }
+        }
+        names.sort();
+        Ok(names)
+    }
+
+    /// Moves a topology's directory out of the running set, keeping its logs,
+    /// to `<root>/killed/<topology id>`.
+    pub fn retire(&self, topo: &TopologyDir, topology_id: &str) -> Result<PathBuf, StateError> {
+        let killed = self.root.join("killed");
+        fs::create_dir_all(&killed).map_err(io_err("create", &killed))?;
+        let target = killed.join(topology_id);
+        fs::rename(topo.path(), &target).map_err(io_err("move", topo.path()))?;
+        Ok(target)
+    }
+}
+
+/// One topology's directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TopologyDir {
+    dir: PathBuf,
+}
+
+impl TopologyDir {
+    pub fn new(dir: impl Into<PathBuf>) -> Self {
+        Self { dir: dir.into() }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.dir
+    }
+
+    pub fn logs_dir(&self) -> PathBuf {
+        self.dir.join("logs")
+    }
+
+    pub fn log_file(&self, process: &str) -> PathBuf {
+        self.logs_dir().join(format!("{process}.log"))
+    }
+
+    pub fn work_dir(&self, instance_id: &str) -> PathBuf {
+        self.dir.join("work").join(instance_id)
+    }
+
+    /// The user's jar, copied here at submission.
+    pub fn jar(&self) -> PathBuf {
+        self.dir.join("topology.jar")
+    }
+
+    pub fn scheduler_pid_file(&self) -> PathBuf {
+        self.dir.join("scheduler.pid")
+    }
+
+    /// Directory of the stream managers' Unix sockets: `sock/` under the topology
+    /// dir when short enough, else a per-topology directory under `/tmp`.
+    pub fn socket_dir(&self) -> PathBuf {
+        let local = self.dir.join("sock");
+        if local.join("sm-999.sock").as_os_str().len() <= MAX_SOCKET_PATH {
+            return local;
+        }
+        let digest = Sha256::digest(self.dir.as_os_str().as_encoded_bytes());
+        let hex: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
+        PathBuf::from(format!("/tmp/egret-{hex}"))
+    }
+
+    pub fn stream_manager_socket(&self, container_index: i32) -> PathBuf {
+        self.socket_dir().join(format!("sm-{container_index}.sock"))
+    }
+
+    pub fn write_topology(&self, topology: &Topology) -> Result<(), StateError> {
+        self.write_atomic("topology.pb", &topology.encode_to_vec())
+    }
+
+    pub fn read_topology(&self) -> Result<Topology, StateError> {
+        self.read_message("topology.pb", "logical plan")
+    }
+
+    pub fn write_packing_plan(&self, plan: &PackingPlan) -> Result<(), StateError> {
+        self.write_atomic("packing.pb", &plan.encode_to_vec())
+    }
+
+    pub fn read_packing_plan(&self) -> Result<PackingPlan, StateError> {
+        self.read_message("packing.pb", "packing plan")
+    }
+
+    pub fn write_physical_plan(&self, plan: &PhysicalPlan) -> Result<(), StateError> {
+        self.write_atomic("physical.pb", &plan.encode_to_vec())
+    }
+
+    pub fn read_physical_plan(&self) -> Result<PhysicalPlan, StateError> {
+        self.read_message("physical.pb", "physical plan")
+    }
+
+    /// Creates a fresh random token (mode 0600) and returns it.
+    pub fn create_token(&self) -> Result<Token, StateError> {
+        let bytes: [u8; 32] = rand::random();
+        let token = Token::new(bytes.to_vec());
+        let path = self.dir.join("token");
+        let mut file = fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&path)
+            .map_err(io_err("create", &path))?;
+        file.write_all(token.to_hex().as_bytes())
+            .map_err(io_err("write", &path))?;
+        Ok(token)
+    }
+
+    pub fn read_token(&self) -> Result<Token, StateError> {
+        let path = self.dir.join("token");
+        let text = fs::read_to_string(&path).map_err(io_err("read", &path))?;
+        Token::from_hex(&text).map_err(|e| StateError::Corrupt {
+            path,
+            what: "token",
+            detail: e.to_string(),
+        })
+    }
+
+    pub fn write_tmaster_addr(&self, addr: SocketAddr) -> Result<(), StateError> {
+        self.write_atomic("tmaster.addr", addr.to_string().as_bytes())
+    }
+
+    /// The topology master's address, `None` until it has written it.
+    pub fn read_tmaster_addr(&self) -> Result<Option<SocketAddr>, StateError> {
+        let path = self.dir.join("tmaster.addr");
+        match fs::read_to_string(&path) {
+            Ok(text) => text
+                .trim()
+                .parse()
+                .map(Some)
+                .map_err(|e| StateError::Corrupt {
+                    path,
+                    what: "address",
+                    detail: format!("{e}"),
+                }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(io_err("read", &path)(e)),
+        }
+    }
+
+    pub fn write_scheduler_pid(&self, pid: u32) -> Result<(), StateError> {
+        self.write_atomic("scheduler.pid", pid.to_string().as_bytes())
+    }
+
+    pub fn read_scheduler_pid(&self) -> Result<Option<i32>, StateError> {
+        let path = self.scheduler_pid_file();
+        match fs::read_to_string(&path) {
+            Ok(text) => text
+                .trim()
+                .parse()
+                .map(Some)
+                .map_err(|e| StateError::Corrupt {
+                    path,
+                    what: "pid",
+                    detail: format!("{e}"),
+                }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(io_err("read", &path)(e)),
+        }
+    }
+
+    fn write_atomic(&self, name: &str, bytes: &[u8]) -> Result<(), StateError> {
+        let target = self.dir.join(name);
+        let tmp = self.dir.join(format!(".{name}.tmp-{}", std::process::id()));
+        fs::write(&tmp, bytes).map_err(io_err("write", &tmp))?;
+        fs::rename(&tmp, &target).map_err(io_err("rename", &tmp))
+    }
+
+    fn read_message<M: Message + Default>(
+        &self,
+        name: &str,
+        what: &'static str,
+    ) -> Result<M, StateError> {
+        let path = self.dir.join(name);
+        let bytes = fs::read(&path).map_err(io_err("read", &path))?;
+        M::decode(Bytes::from(bytes)).map_err(|e| StateError::Corrupt {
+            path,
+            what,
+            detail: e.to_string(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn create_list_read_and_retire() {
+        let tmp = tempfile::tempdir().unwrap();
+        let cluster = LocalCluster::new(tmp.path());
+        assert!(cluster.topology_names().unwrap().is_empty());
+        let dir = cluster.create_topology("wc").unwrap();
+        assert!(matches!(
+            cluster.create_topology("wc"),
+            Err(StateError::NameInUse(_))
+        ));
+        let topology = Topology {
+            name: "wc".into(),
+            id: "wc-1-1".into(),
+            ..Default::default()
+        };
+        dir.write_topology(&topology).unwrap();
+        assert_eq!(cluster.topology_names().unwrap(), vec!["wc".to_string()]);
+        assert_eq!(
+            cluster.topology("wc").unwrap().read_topology().unwrap(),
+            topology
+        );
+        let token = dir.create_token().unwrap();
+        assert_eq!(dir.read_token().unwrap(), token);
+        assert!(dir.read_tmaster_addr().unwrap().is_none());
+        dir.write_tmaster_addr("127.0.0.1:4567".parse().unwrap())
+            .unwrap();
+        assert_eq!(dir.read_tmaster_addr().unwrap().unwrap().port(), 4567);
+        let retired = cluster.retire(&dir, "wc-1-1").unwrap();
+        assert!(retired.join("topology.pb").is_file());
+        assert!(matches!(
+            cluster.topology("wc"),
+            Err(StateError::NoSuchTopology(_))
+        ));
+    }
+
+    #[test]
+    fn long_paths_put_sockets_under_tmp() {
+        let short = TopologyDir::new("/tmp/x");
+        assert_eq!(
+            short.stream_manager_socket(1),
+            PathBuf::from("/tmp/x/sock/sm-1.sock")
+        );
+        let long = TopologyDir::new(format!("/tmp/{}", "d".repeat(120)));
+        let sock = long.stream_manager_socket(12);
+        assert!(sock.to_string_lossy().starts_with("/tmp/egret-"));
+        assert!(sock.as_os_str().len() < 107);
+    }
+
+    #[test]
+    fn corrupt_plan_is_a_clear_error() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = TopologyDir::new(tmp.path());
+        std::fs::write(tmp.path().join("packing.pb"), [0xff, 0xff]).unwrap();
+        let err = dir.read_packing_plan().unwrap_err().to_string();
+        assert!(err.contains("packing plan"), "{err}");
+    }
+}

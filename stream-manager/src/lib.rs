@@ -1,0 +1,1 @@
+//! egret-stream-manager

@@ -1,0 +1,1 @@
+//! End-to-end test harness: runs real jars on a real local cluster.
