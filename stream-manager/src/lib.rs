@@ -1,1 +1,315 @@
-//! egret-stream-manager
+//! The stream manager (SM) of one container: serves the container's instances
+//! over a Unix socket, routes their tuples by task id to local instances or to
+//! the stream managers of other containers, and follows the topology master's
+//! physical plan. See `docs/internals/contracts.md`.
+//!
+//! Structure (one task each):
+//! - the instance listener and the data (peer) listener accept connections;
+//!   each accepted connection gets a reader task;
+//! - one writer per destination (local instance or peer SM) owns the
+//!   destination's outbound queue and its current connection;
+//! - the master session registers with the topology master and publishes each
+//!   plan it receives on a `watch` channel that writers and dialers follow;
+//! - one dialer per higher-indexed peer keeps the mesh connection up.
+//!
+//! Invariants:
+//! - every queue on the data path is bounded (see `router`);
+//! - a destination has at most one current connection; a newer one replaces
+//!   it and the older is closed;
+//! - an instance receives its assignment before anything else, and tuples only
+//!   after it has said `ready`;
+//! - every task this crate spawns ends when `run` returns (or is dropped).
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use egret_proto::Token;
+use egret_proto::v1::{PackingPlan, PhysicalPlan, Topology, TopologyState};
+use egret_state_manager::{StateError, TopologyDir};
+use tokio::net::{TcpListener, UnixListener};
+use tokio::sync::{mpsc, watch};
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+use tracing::{info, warn};
+
+mod backoff;
+mod config;
+pub mod delivery;
+mod handshake;
+mod instances;
+mod master;
+mod peers;
+mod router;
+
+pub use config::max_frame_bytes;
+pub use delivery::{DeliveryTable, Destination, PlanError};
+
+use instances::{InstanceContext, InstanceEvent};
+use peers::PeerEvent;
+use router::Router;
+
+/// How long the instance writers get to tell their instances about a kill.
+const KILL_GRACE: Duration = Duration::from_secs(2);
+/// Capacity of the small control channels (connection events); never the data path.
+const EVENT_CAPACITY: usize = 16;
+
+#[derive(Debug, Clone)]
+pub struct StreamManagerOptions {
+    pub topology_dir: PathBuf,
+    pub container_index: i32,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum StreamManagerError {
+    #[error(transparent)]
+    State(#[from] StateError),
+    #[error("the packing plan is not valid for this topology: {0}")]
+    Plan(#[from] PlanError),
+    #[error("cannot {action} {what}: {source}")]
+    Io {
+        action: &'static str,
+        what: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+fn io_error(
+    action: &'static str,
+    what: impl Into<String>,
+) -> impl FnOnce(std::io::Error) -> StreamManagerError {
+    let what = what.into();
+    move |source| StreamManagerError::Io {
+        action,
+        what,
+        source,
+    }
+}
+
+/// The proto name of a topology state, for logs.
+pub(crate) fn state_name(state: i32) -> &'static str {
+    TopologyState::try_from(state)
+        .map(|s| s.as_str_name())
+        .unwrap_or("UNKNOWN")
+}
+
+/// What every task of the stream manager shares.
+pub(crate) struct Shared {
+    pub dir: TopologyDir,
+    pub index: i32,
+    pub token: Token,
+    pub max_frame_bytes: usize,
+    pub topology: Arc<Topology>,
+    pub packing: PackingPlan,
+    pub router: Router,
+    pub instances: HashMap<String, Arc<InstanceContext>>,
+    pub instance_events: HashMap<String, mpsc::Sender<InstanceEvent>>,
+    pub peer_events: HashMap<i32, mpsc::Sender<PeerEvent>>,
+    pub plan_tx: watch::Sender<Option<Arc<PhysicalPlan>>>,
+    pub cancel: CancellationToken,
+    next_connection: AtomicU64,
+}
+
+impl Shared {
+    pub fn next_connection(&self) -> u64 {
+        self.next_connection.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// Spawns a task that ends when the stream manager stops.
+    pub fn spawn<F>(&self, future: F) -> JoinHandle<()>
+    where
+        F: Future<Output = ()> + Send + 'static,
+    {
+        let cancel = self.cancel.clone();
+        tokio::spawn(async move {
+            tokio::select! {
+                () = cancel.cancelled() => {}
+                () = future => {}
+            }
+        })
+    }
+}
+
+/// Runs the stream manager of one container until the topology master says
+/// KILLED (then returns `Ok`) or the process is killed.
+pub async fn run(options: StreamManagerOptions) -> Result<(), StreamManagerError> {
+    let dir = TopologyDir::new(&options.topology_dir);
+    let index = options.container_index;
+    let topology = dir.read_topology()?;
+    let packing = dir.read_packing_plan()?;
+    let token = dir.read_token()?;
+    let table = DeliveryTable::build(&topology, &packing, index)?;
+    let max_frame_bytes = max_frame_bytes(&topology);
+
+    let own = packing
+        .containers
+        .iter()
+        .find(|c| c.index == index)
+        .ok_or(PlanError::NoSuchContainer(index))?;
+    let instance_ids: Vec<String> = own
+        .instances
+        .iter()
+        .map(|i| i.instance_id.clone())
+        .collect();
+    let peers: Vec<i32> = packing
+        .containers
+        .iter()
+        .map(|c| c.index)
+        .filter(|&i| i != index)
+        .collect();
+    let (router, mut receivers) = Router::new(&table, &peers, &instance_ids);
+
+    let task_container: Arc<HashMap<i32, i32>> = Arc::new(
+        table
+            .task_container()
+            .iter()
+            .map(|(&t, &c)| (t, c))
+            .collect(),
+    );
+    let mut instances = HashMap::new();
+    let mut instance_events = HashMap::new();
+    let mut instance_event_rx = HashMap::new();
+    for plan in &own.instances {
+        let context = Arc::new(InstanceContext {
+            plan: plan.clone(),
+            work_dir: dir
+                .work_dir(&plan.instance_id)
+                .to_string_lossy()
+                .into_owned(),
+            task_container: Arc::clone(&task_container),
+        });
+        instances.insert(plan.instance_id.clone(), context);
+        let (tx, rx) = mpsc::channel(EVENT_CAPACITY);
+        instance_events.insert(plan.instance_id.clone(), tx);
+        instance_event_rx.insert(plan.instance_id.clone(), rx);
+    }
+    let mut peer_events = HashMap::new();
+    let mut peer_event_rx = HashMap::new();
+    for &peer in &peers {
+        let (tx, rx) = mpsc::channel(EVENT_CAPACITY);
+        peer_events.insert(peer, tx);
+        peer_event_rx.insert(peer, rx);
+    }
+
+    // Listeners first: their addresses are what we register.
+    let socket_dir = dir.socket_dir();
+    std::fs::create_dir_all(&socket_dir)
+        .map_err(io_error("create", socket_dir.display().to_string()))?;
+    let socket = dir.stream_manager_socket(index);
+    match std::fs::remove_file(&socket) {
+        Ok(()) => info!(path = %socket.display(), "Removed a stale instance socket."),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => {
+            return Err(io_error(
+                "remove the stale socket",
+                socket.display().to_string(),
+            )(e));
+        }
+    }
+    let instance_listener =
+        UnixListener::bind(&socket).map_err(io_error("listen on", socket.display().to_string()))?;
+    let data_listener = TcpListener::bind("127.0.0.1:0")
+        .await
+        .map_err(io_error("listen on", "127.0.0.1 (data port)"))?;
+    let data_port = data_listener
+        .local_addr()
+        .map_err(io_error("read the address of", "the data listener"))?
+        .port();
+    info!(
+        container = index,
+        socket = %socket.display(),
+        data_port,
+        instances = instance_ids.len(),
+        tasks = table.num_tasks(),
+        "Stream manager listening."
+    );
+
+    let (plan_tx, _) = watch::channel(None);
+    let cancel = CancellationToken::new();
+    // Dropping `run`'s future (the process shutting down) stops every task too.
+    let _stop_all = cancel.clone().drop_guard();
+    let shared = Arc::new(Shared {
+        dir,
+        index,
+        token,
+        max_frame_bytes,
+        topology: Arc::new(topology),
+        packing,
+        router,
+        instances,
+        instance_events,
+        peer_events,
+        plan_tx,
+        cancel: cancel.clone(),
+        next_connection: AtomicU64::new(1),
+    });
+
+    let mut instance_writers = Vec::new();
+    for id in &instance_ids {
+        let (Some(tuples), Some(events), Some(context)) = (
+            receivers.local.remove(id),
+            instance_event_rx.remove(id),
+            shared.instances.get(id).cloned(),
+        ) else {
+            continue;
+        };
+        let plans = shared.plan_tx.subscribe();
+        instance_writers.push(shared.spawn(instances::writer(
+            Arc::clone(&shared),
+            context,
+            tuples,
+            events,
+            plans,
+        )));
+    }
+    for &peer in &peers {
+        let (Some(tuples), Some(events)) =
+            (receivers.remote.remove(&peer), peer_event_rx.remove(&peer))
+        else {
+            continue;
+        };
+        shared.spawn(peers::writer(Arc::clone(&shared), peer, tuples, events));
+        if peer > index {
+            shared.spawn(peers::dialer(Arc::clone(&shared), peer));
+        }
+    }
+    shared.spawn(instances::accept_loop(
+        Arc::clone(&shared),
+        instance_listener,
+    ));
+    shared.spawn(peers::accept_loop(Arc::clone(&shared), data_listener));
+    shared.spawn(master::session_loop(Arc::clone(&shared), data_port));
+
+    let mut plans = shared.plan_tx.subscribe();
+    loop {
+        if plans.changed().await.is_err() {
+            break;
+        }
+        let killed = plans
+            .borrow_and_update()
+            .as_ref()
+            .is_some_and(|p| p.state == TopologyState::Killed as i32);
+        if killed {
+            info!(
+                container = index,
+                "The topology is killed: closing the instance connections."
+            );
+            break;
+        }
+    }
+    // Instance writers tell their instances, close their connections and end.
+    let _ = tokio::time::timeout(KILL_GRACE, futures::future::join_all(instance_writers)).await;
+    cancel.cancel();
+    if let Err(err) = std::fs::remove_file(&socket) {
+        warn!(path = %socket.display(), error = %err, "Removing the instance socket failed.");
+    }
+    info!(
+        container = index,
+        dropped_tuples = shared.router.dropped(),
+        "Stream manager stopped."
+    );
+    Ok(())
+}

@@ -1,1 +1,488 @@
-//! egret-topology-master
+//! The topology master (TM): registers the stream managers of a topology,
+//! builds the physical plan once every container of the packing plan has one,
+//! distributes it, and serves the `egret` client (describe, activate,
+//! deactivate, kill). See `docs/internals/contracts.md`, "Stream managers and
+//! the topology master".
+//!
+//! Invariants:
+//! - there is exactly one current physical plan (a `watch` channel holding the
+//!   latest); every registered stream manager connection sends the latest plan
+//!   it has not sent yet, so a slow stream manager skips intermediate plans
+//!   instead of queueing them (no unbounded queue anywhere);
+//! - `physical.pb` is rewritten, under the same lock that publishes the plan,
+//!   before the plan is pushed, so the file never lags behind what a stream
+//!   manager has seen;
+//! - no plan is published before every container of the packing plan has a
+//!   registered stream manager; a later registration of a container (restart,
+//!   new port) replaces the older one, closes the older connection, and
+//!   publishes the updated plan;
+//! - once a kill has started the state only moves towards KILLED.
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use egret_proto::frame::{decode_message, encode_message};
+use egret_proto::handshake::accept;
+use egret_proto::v1::{
+    ClientRequest, ClientResponse, MasterToStreamManager, PackingPlan, PeerRole, PhysicalPlan,
+    StreamManagerLocation, StreamManagerToMaster, Topology, TopologyState, TopologySummary,
+    client_request, master_to_stream_manager, stream_manager_to_master,
+};
+use egret_proto::{FrameCodec, Token};
+use egret_state_manager::{StateError, TopologyDir};
+use futures::{SinkExt, StreamExt};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{oneshot, watch};
+use tokio_util::codec::Framed;
+use tracing::{debug, error, info, warn};
+
+pub mod client;
+mod config;
+
+pub use config::max_frame_bytes;
+
+/// How long a peer may take to send its hello (and a client its request).
+const HELLO_TIMEOUT: Duration = Duration::from_secs(10);
+/// A stream manager heartbeats every 5 s; three missed heartbeats mean it is gone.
+const LIVENESS_TIMEOUT: Duration = Duration::from_secs(15);
+
+#[derive(Debug, Clone)]
+pub struct TopologyMasterOptions {
+    pub topology_dir: PathBuf,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum TopologyMasterError {
+    #[error(transparent)]
+    State(#[from] StateError),
+    #[error("cannot listen on 127.0.0.1: {0}")]
+    Listen(#[source] std::io::Error),
+    #[error("the packing plan has no container")]
+    EmptyPacking,
+}
+
+/// Runs the topology master until the process is killed.
+pub async fn run(options: TopologyMasterOptions) -> Result<(), TopologyMasterError> {
+    let master = TopologyMaster::bind(TopologyDir::new(options.topology_dir)).await?;
+    master.serve().await;
+    Ok(())
+}
+
+/// A bound topology master: listening, its address published in the topology dir.
+pub struct TopologyMaster {
+    listener: TcpListener,
+    shared: Arc<Shared>,
+}
+
+struct Shared {
+    dir: TopologyDir,
+    topology: Topology,
+    packing: PackingPlan,
+    token: Token,
+    max_frame_bytes: usize,
+    started: Instant,
+    inner: Mutex<Inner>,
+    plan_tx: watch::Sender<Option<Arc<PhysicalPlan>>>,
+}
+
+struct Inner {
+    state: TopologyState,
+    killing: bool,
+    registrations: BTreeMap<i32, Registration>,
+}
+
+struct Registration {
+    location: StreamManagerLocation,
+    /// Dropped when a newer registration replaces this one: its connection closes.
+    _superseded: oneshot::Sender<()>,
+}
+
+impl TopologyMaster {
+    /// Reads the topology, packing plan and token, listens on 127.0.0.1:0 and
+    /// writes `tmaster.addr`.
+    pub async fn bind(dir: TopologyDir) -> Result<Self, TopologyMasterError> {
+        let topology = dir.read_topology()?;
+        let packing = dir.read_packing_plan()?;
+        if packing.containers.is_empty() {
+            return Err(TopologyMasterError::EmptyPacking);
+        }
+        let token = dir.read_token()?;
+        let max_frame_bytes = max_frame_bytes(&topology);
+        let listener = TcpListener::bind("127.0.0.1:0")
+            .await
+            .map_err(TopologyMasterError::Listen)?;
+        let addr = listener.local_addr().map_err(TopologyMasterError::Listen)?;
+        dir.write_tmaster_addr(addr)?;
+        info!(%addr, topology = %topology.id, containers = packing.containers.len(), "Topology master listening.");
+        let (plan_tx, _) = watch::channel(None);
+        let shared = Arc::new(Shared {
+            dir,
+            topology,
+            packing,
+            token,
+            max_frame_bytes,
+            started: Instant::now(),
+            inner: Mutex::new(Inner {
+                state: TopologyState::Running,
+                killing: false,
+                registrations: BTreeMap::new(),
+            }),
+            plan_tx,
+        });
+        Ok(Self { listener, shared })
+    }
+
+    pub fn local_addr(&self) -> std::io::Result<SocketAddr> {
+        self.listener.local_addr()
+    }
+
+    /// Accepts connections forever.
+    pub async fn serve(self) {
+        loop {
+            match self.listener.accept().await {
+                Ok((stream, peer)) => {
+                    let shared = Arc::clone(&self.shared);
+                    tokio::spawn(async move { handle_connection(shared, stream, peer).await });
+                }
+                Err(err) => {
+                    // Typically EMFILE: back off instead of spinning.
+                    error!(error = %err, "Accepting a connection failed.");
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+            }
+        }
+    }
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        // A poisoned lock only means a panic elsewhere; the data stays consistent
+        // because every critical section is a few assignments.
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Builds the physical plan from the registrations and the state and, when
+    /// it differs from the current one, writes and publishes it. Called with the lock held.
+    fn publish(&self, inner: &Inner) {
+        let all_registered = self
+            .packing
+            .containers
+            .iter()
+            .all(|c| inner.registrations.contains_key(&c.index));
+        if !all_registered {
+            debug!(
+                registered = inner.registrations.len(),
+                expected = self.packing.containers.len(),
+                "Waiting for more stream managers before building the physical plan."
+            );
+            return;
+        }
+        let plan = PhysicalPlan {
+            topology_id: self.topology.id.clone(),
+            packing: Some(self.packing.clone()),
+            stream_managers: inner
+                .registrations
+                .values()
+                .map(|r| r.location.clone())
+                .collect(),
+            state: inner.state as i32,
+        };
+        let dir = &self.dir;
+        self.plan_tx.send_if_modified(|current| {
+            if current.as_deref() == Some(&plan) {
+                return false;
+            }
+            if let Err(err) = dir.write_physical_plan(&plan) {
+                // Stream managers get the plan anyway; only `physical.pb` readers lag.
+                error!(error = %err, "Writing the physical plan failed.");
+            }
+            info!(state = ?inner.state, stream_managers = plan.stream_managers.len(), "Physical plan published.");
+            *current = Some(Arc::new(plan));
+            true
+        });
+    }
+
+    fn summary(&self) -> TopologySummary {
+        let state = self.lock().state;
+        let instances = self.packing.containers.iter().flat_map(|c| &c.instances);
+        TopologySummary {
+            name: self.topology.name.clone(),
+            id: self.topology.id.clone(),
+            state: state as i32,
+            num_containers: count(self.packing.containers.len()),
+            num_executors: count(instances.clone().count()),
+            num_tasks: count(instances.map(|i| i.task_ids.len()).sum()),
+            uptime_secs: i64::try_from(self.started.elapsed().as_secs()).unwrap_or(i64::MAX),
+        }
+    }
+}
+
+fn count(n: usize) -> i32 {
+    i32::try_from(n).unwrap_or(i32::MAX)
+}
+
+async fn handle_connection(shared: Arc<Shared>, stream: TcpStream, peer: SocketAddr) {
+    let _ = stream.set_nodelay(true);
+    let hello = tokio::time::timeout(
+        HELLO_TIMEOUT,
+        accept(
+            stream,
+            &shared.token,
+            &[PeerRole::StreamManager, PeerRole::Client],
+            shared.max_frame_bytes,
+        ),
+    )
+    .await;
+    let (hello, framed) = match hello {
+        Ok(Ok(accepted)) => accepted,
+        Ok(Err(err)) => {
+            warn!(%peer, error = %err, "Connection refused: the hello failed.");
+            return;
+        }
+        Err(_) => {
+            warn!(%peer, "Connection refused: no hello within the timeout.");
+            return;
+        }
+    };
+    if hello.role == PeerRole::StreamManager as i32 {
+        info!(%peer, peer_id = %hello.peer_id, "Stream manager connection accepted.");
+        serve_stream_manager(shared, framed, hello.peer_id, peer).await;
+    } else {
+        debug!(%peer, peer_id = %hello.peer_id, "Client connection accepted.");
+        serve_client(shared, framed, peer).await;
+    }
+}
+
+async fn serve_stream_manager(
+    shared: Arc<Shared>,
+    framed: Framed<TcpStream, FrameCodec>,
+    peer_id: String,
+    peer: SocketAddr,
+) {
+    let (mut sink, mut stream) = framed.split();
+    let mut superseded: Option<oneshot::Receiver<()>> = None;
+    let mut registered: Option<i32> = None;
+    let mut plan_rx = shared.plan_tx.subscribe();
+    loop {
+        tokio::select! {
+            // A replaced connection must not get the plan meant for its successor.
+            biased;
+            _ = async { if let Some(rx) = superseded.as_mut() { let _ = rx.await; } }, if superseded.is_some() => {
+                info!(%peer_id, "Closing a stream manager connection replaced by a newer registration.");
+                return;
+            }
+            // Only armed once registered: a SM learns plans after registering.
+            changed = plan_rx.changed(), if registered.is_some() => {
+                if changed.is_err() {
+                    return;
+                }
+                let plan = plan_rx.borrow_and_update().clone();
+                if let Some(plan) = plan {
+                    let message = MasterToStreamManager {
+                        message: Some(master_to_stream_manager::Message::PhysicalPlan((*plan).clone())),
+                    };
+                    if let Err(err) = sink.send(encode_message(&message)).await {
+                        warn!(%peer_id, error = %err, "Stream manager lost while sending it the plan.");
+                        return;
+                    }
+                }
+            }
+            frame = tokio::time::timeout(LIVENESS_TIMEOUT, stream.next()) => {
+                let body = match frame {
+                    Err(_) => {
+                        warn!(%peer_id, "Stream manager lost: no heartbeat within the timeout.");
+                        return;
+                    }
+                    Ok(None) => {
+                        warn!(%peer_id, container = ?registered, "Stream manager lost: connection closed; its container restarts it.");
+                        return;
+                    }
+                    Ok(Some(Err(err))) => {
+                        warn!(%peer_id, error = %err, "Stream manager lost: connection failed.");
+                        return;
+                    }
+                    Ok(Some(Ok(body))) => body,
+                };
+                let message = match decode_message::<StreamManagerToMaster>(body) {
+                    Ok(message) => message,
+                    Err(err) => {
+                        warn!(%peer_id, error = %err, "Dropping a stream manager that sent a malformed message.");
+                        return;
+                    }
+                };
+                match message.message {
+                    Some(stream_manager_to_master::Message::Heartbeat(_)) => {
+                        debug!(%peer_id, "Heartbeat received.");
+                    }
+                    Some(stream_manager_to_master::Message::Register(register)) => {
+                        match register_stream_manager(&shared, &peer_id, register.location, peer) {
+                            Ok((index, rx)) => {
+                                registered = Some(index);
+                                superseded = Some(rx);
+                                // The current plan (if any) goes to this SM even if it has
+                                // not changed since this receiver was created.
+                                plan_rx.mark_changed();
+                            }
+                            Err(reason) => {
+                                warn!(%peer_id, %reason, "Stream manager registration refused.");
+                                let message = MasterToStreamManager {
+                                    message: Some(master_to_stream_manager::Message::Error(reason)),
+                                };
+                                let _ = sink.send(encode_message(&message)).await;
+                                return;
+                            }
+                        }
+                    }
+                    None => {
+                        warn!(%peer_id, "Ignoring an empty or unknown stream manager message.");
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn register_stream_manager(
+    shared: &Shared,
+    peer_id: &str,
+    location: Option<StreamManagerLocation>,
+    peer: SocketAddr,
+) -> Result<(i32, oneshot::Receiver<()>), String> {
+    let Some(mut location) = location else {
+        return Err("the registration carries no location".to_owned());
+    };
+    let index = location.container_index;
+    if !shared.packing.containers.iter().any(|c| c.index == index) {
+        return Err(format!(
+            "container {index} is not in the packing plan of topology {}",
+            shared.topology.id
+        ));
+    }
+    let expected_id = format!("stmgr-{index}");
+    if peer_id != expected_id {
+        return Err(format!(
+            "peer id '{peer_id}' does not match the registered container {index} (expected '{expected_id}')"
+        ));
+    }
+    if location.data_port == 0 || location.data_port > u32::from(u16::MAX) {
+        return Err(format!("invalid data port {}", location.data_port));
+    }
+    if location.host.is_empty() {
+        location.host = peer.ip().to_string();
+    }
+    let (tx, rx) = oneshot::channel();
+    let mut inner = shared.lock();
+    info!(container = index, host = %location.host, data_port = location.data_port, "Stream manager registered.");
+    inner.registrations.insert(
+        index,
+        Registration {
+            location,
+            _superseded: tx,
+        },
+    );
+    shared.publish(&inner);
+    Ok((index, rx))
+}
+
+async fn serve_client(
+    shared: Arc<Shared>,
+    framed: Framed<TcpStream, FrameCodec>,
+    peer: SocketAddr,
+) {
+    let (mut sink, mut stream) = framed.split();
+    let response = match tokio::time::timeout(HELLO_TIMEOUT, stream.next()).await {
+        Err(_) => {
+            warn!(%peer, "Client sent no request within the timeout.");
+            return;
+        }
+        Ok(None) => return,
+        Ok(Some(Err(err))) => {
+            warn!(%peer, error = %err, "Client connection failed before its request.");
+            return;
+        }
+        Ok(Some(Ok(body))) => match decode_message::<ClientRequest>(body) {
+            Ok(request) => handle_request(&shared, request).await,
+            Err(err) => error_response(format!("malformed client request: {err}")),
+        },
+    };
+    if let Err(err) = sink.send(encode_message(&response)).await {
+        warn!(%peer, error = %err, "Sending the client its response failed.");
+    }
+}
+
+fn error_response(error: String) -> ClientResponse {
+    ClientResponse {
+        ok: false,
+        error,
+        summary: None,
+    }
+}
+
+fn ok_response(shared: &Shared) -> ClientResponse {
+    ClientResponse {
+        ok: true,
+        error: String::new(),
+        summary: Some(shared.summary()),
+    }
+}
+
+async fn handle_request(shared: &Shared, request: ClientRequest) -> ClientResponse {
+    match request.request {
+        Some(client_request::Request::Describe(_)) => ok_response(shared),
+        Some(client_request::Request::Activate(_)) => {
+            set_state(shared, TopologyState::Running, "activate")
+        }
+        Some(client_request::Request::Deactivate(_)) => {
+            set_state(shared, TopologyState::Deactivated, "deactivate")
+        }
+        Some(client_request::Request::Kill(kill)) => {
+            {
+                let mut inner = shared.lock();
+                if inner.killing {
+                    return error_response(format!(
+                        "topology {} is already being killed",
+                        shared.topology.name
+                    ));
+                }
+                inner.killing = true;
+                inner.state = TopologyState::Deactivated;
+                info!(wait_secs = kill.wait_secs, "Kill requested: deactivating the topology.");
+                shared.publish(&inner);
+            }
+            tokio::time::sleep(Duration::from_secs(u64::from(kill.wait_secs))).await;
+            {
+                let mut inner = shared.lock();
+                inner.state = TopologyState::Killed;
+                info!("Topology killed.");
+                shared.publish(&inner);
+            }
+            ok_response(shared)
+        }
+        None => error_response(
+            "unknown or empty client request (this topology master understands describe, activate, deactivate, kill)"
+                .to_owned(),
+        ),
+    }
+}
+
+fn set_state(shared: &Shared, state: TopologyState, verb: &str) -> ClientResponse {
+    {
+        let mut inner = shared.lock();
+        if inner.killing {
+            return error_response(format!(
+                "cannot {verb} topology {}: it is being killed",
+                shared.topology.name
+            ));
+        }
+        inner.state = state;
+        info!(?state, "Topology state changed by a client request.");
+        shared.publish(&inner);
+    }
+    ok_response(shared)
+}
+
+#[cfg(test)]
+mod tests;

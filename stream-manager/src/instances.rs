@@ -1,0 +1,299 @@
+//! The instances of this container: the Unix socket listener, one reader per
+//! connection, and one writer per instance.
+//!
+//! Order on a connection (contracts, "Instance JVMs"): hello, reply, the
+//! `InstanceAssignment` as soon as the physical plan is known, then state
+//! changes; tuples go to the instance only after it has said `ready`.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use egret_proto::frame::{decode_message, encode_message};
+use egret_proto::v1::{
+    Hello, InstanceAssignment, InstancePlan, InstanceToStreamManager, PeerRole, PhysicalPlan,
+    StateChange, StreamManagerToInstance, TopologyState, TupleBatch, instance_to_stream_manager,
+    stream_manager_to_instance,
+};
+use futures::{SinkExt, StreamExt};
+use tokio::net::{UnixListener, UnixStream};
+use tokio::sync::{mpsc, oneshot, watch};
+use tracing::{error, info, warn};
+
+use crate::Shared;
+use crate::handshake::accept_checked;
+use crate::router::{FrameSink, Source, TupleReceiver, next_batch};
+
+/// How long a connecting instance may take to send its hello.
+const HELLO_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// What the assignment of one instance is made of (fixed for the run).
+pub(crate) struct InstanceContext {
+    pub plan: InstancePlan,
+    pub work_dir: String,
+    pub task_container: Arc<HashMap<i32, i32>>,
+}
+
+pub(crate) enum InstanceEvent {
+    Connected {
+        connection: u64,
+        sink: FrameSink,
+        superseded: oneshot::Sender<()>,
+    },
+    Ready {
+        connection: u64,
+    },
+    Lost {
+        connection: u64,
+    },
+}
+
+pub(crate) async fn accept_loop(shared: Arc<Shared>, listener: UnixListener) {
+    loop {
+        match listener.accept().await {
+            Ok((stream, _)) => {
+                shared.spawn(serve(Arc::clone(&shared), stream));
+            }
+            Err(err) => {
+                error!(error = %err, "Accepting an instance connection failed.");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        }
+    }
+}
+
+async fn serve(shared: Arc<Shared>, stream: UnixStream) {
+    let allow = |hello: &Hello| {
+        if shared.instances.contains_key(&hello.peer_id) {
+            Ok(())
+        } else {
+            Err(format!(
+                "instance '{}' is not an instance of container {}",
+                hello.peer_id, shared.index
+            ))
+        }
+    };
+    let accepted = tokio::time::timeout(
+        HELLO_TIMEOUT,
+        accept_checked(
+            stream,
+            &shared.token,
+            &[PeerRole::Instance],
+            shared.max_frame_bytes,
+            allow,
+        ),
+    )
+    .await;
+    let (hello, framed) = match accepted {
+        Ok(Ok(accepted)) => accepted,
+        Ok(Err(err)) => {
+            warn!(error = %err, "Instance connection refused.");
+            return;
+        }
+        Err(_) => {
+            warn!("Instance connection refused: no hello within the timeout.");
+            return;
+        }
+    };
+    let id = hello.peer_id;
+    let Some(events) = shared.instance_events.get(&id).cloned() else {
+        return;
+    };
+    let connection = shared.next_connection();
+    info!(instance = %id, connection, "Instance connection accepted.");
+    let (sink, mut stream) = framed.split();
+    let (superseded_tx, mut superseded) = oneshot::channel();
+    let connected = InstanceEvent::Connected {
+        connection,
+        sink: Box::pin(sink),
+        superseded: superseded_tx,
+    };
+    if events.send(connected).await.is_err() {
+        return;
+    }
+    loop {
+        let frame = tokio::select! {
+            _ = &mut superseded => {
+                info!(instance = %id, connection, "Closing an instance connection that is no longer current.");
+                return;
+            }
+            frame = stream.next() => frame,
+        };
+        let body = match frame {
+            None => {
+                info!(instance = %id, connection, "Instance closed its connection.");
+                break;
+            }
+            Some(Err(err)) => {
+                warn!(instance = %id, connection, error = %err, "Instance connection failed.");
+                break;
+            }
+            Some(Ok(body)) => body,
+        };
+        let message = match decode_message::<InstanceToStreamManager>(body) {
+            Ok(message) => message,
+            Err(err) => {
+                warn!(instance = %id, error = %err, "Dropping an instance that sent a malformed message.");
+                break;
+            }
+        };
+        match message.message {
+            Some(instance_to_stream_manager::Message::Tuples(batch)) => {
+                shared
+                    .router
+                    .route(batch.tuples, Source::Instance(&id))
+                    .await;
+            }
+            Some(instance_to_stream_manager::Message::Ready(_)) => {
+                if events
+                    .send(InstanceEvent::Ready { connection })
+                    .await
+                    .is_err()
+                {
+                    return;
+                }
+            }
+            Some(instance_to_stream_manager::Message::Error(reported)) => {
+                if reported.fatal {
+                    error!(instance = %id, task = reported.task_id, message = %reported.message, "Instance reported a fatal error.");
+                } else {
+                    warn!(instance = %id, task = reported.task_id, message = %reported.message, "Instance reported an error.");
+                }
+            }
+            None => warn!(instance = %id, "Ignoring an empty or unknown instance message."),
+        }
+    }
+    let _ = events.send(InstanceEvent::Lost { connection }).await;
+}
+
+struct Current {
+    connection: u64,
+    sink: FrameSink,
+    _superseded: oneshot::Sender<()>,
+    assigned: bool,
+    ready: bool,
+    state: i32,
+}
+
+fn assignment(shared: &Shared, context: &InstanceContext, state: i32) -> StreamManagerToInstance {
+    StreamManagerToInstance {
+        message: Some(stream_manager_to_instance::Message::Assignment(
+            InstanceAssignment {
+                topology: Some((*shared.topology).clone()),
+                instance: Some(context.plan.clone()),
+                task_container: (*context.task_container).clone(),
+                container_index: shared.index,
+                work_dir: context.work_dir.clone(),
+                state,
+            },
+        )),
+    }
+}
+
+/// Brings the instance up to date with `plan`: its assignment first, then
+/// state changes. Forgets the connection if sending fails.
+async fn sync(
+    shared: &Shared,
+    context: &InstanceContext,
+    current: &mut Option<Current>,
+    plan: &PhysicalPlan,
+) {
+    let Some(conn) = current.as_mut() else {
+        return;
+    };
+    let id = context.plan.instance_id.as_str();
+    let message = if !conn.assigned {
+        assignment(shared, context, plan.state)
+    } else if conn.state != plan.state {
+        StreamManagerToInstance {
+            message: Some(stream_manager_to_instance::Message::State(StateChange {
+                state: plan.state,
+            })),
+        }
+    } else {
+        return;
+    };
+    match conn.sink.send(encode_message(&message)).await {
+        Ok(()) => {
+            if conn.assigned {
+                info!(instance = %id, state = crate::state_name(plan.state), "State change sent to the instance.");
+            } else {
+                info!(instance = %id, state = crate::state_name(plan.state), "Assignment sent to the instance.");
+            }
+            conn.assigned = true;
+            conn.state = plan.state;
+        }
+        Err(err) => {
+            warn!(instance = %id, error = %err, "Instance lost while sending it the plan.");
+            *current = None;
+        }
+    }
+}
+
+/// The writer of one instance: owns its outbound queue and its current connection.
+pub(crate) async fn writer(
+    shared: Arc<Shared>,
+    context: Arc<InstanceContext>,
+    mut tuples: TupleReceiver,
+    mut events: mpsc::Receiver<InstanceEvent>,
+    mut plans: watch::Receiver<Option<Arc<PhysicalPlan>>>,
+) {
+    let id = context.plan.instance_id.clone();
+    let mut current: Option<Current> = None;
+    loop {
+        tokio::select! {
+            event = events.recv() => {
+                let Some(event) = event else { return };
+                match event {
+                    InstanceEvent::Connected { connection, sink, superseded } => {
+                        if current.is_some() {
+                            info!(instance = %id, connection, "Instance reconnected: its new connection replaces the old one.");
+                        }
+                        current = Some(Current { connection, sink, _superseded: superseded, assigned: false, ready: false, state: 0 });
+                        let plan = plans.borrow().clone();
+                        if let Some(plan) = plan {
+                            sync(&shared, &context, &mut current, &plan).await;
+                        }
+                    }
+                    InstanceEvent::Ready { connection } => {
+                        if let Some(conn) = current.as_mut().filter(|c| c.connection == connection) {
+                            conn.ready = true;
+                            info!(instance = %id, connection, "Instance registered and ready.");
+                        }
+                    }
+                    InstanceEvent::Lost { connection } => {
+                        if current.as_ref().is_some_and(|c| c.connection == connection) {
+                            current = None;
+                            warn!(instance = %id, connection, "Instance lost; its container restarts it.");
+                        }
+                    }
+                }
+            }
+            changed = plans.changed() => {
+                if changed.is_err() {
+                    return;
+                }
+                let plan = plans.borrow_and_update().clone();
+                if let Some(plan) = plan {
+                    sync(&shared, &context, &mut current, &plan).await;
+                    if plan.state == TopologyState::Killed as i32 {
+                        // Returning drops the connection, which closes it (the reader ends too).
+                        return;
+                    }
+                }
+            }
+            batch = next_batch(&mut tuples, shared.max_frame_bytes), if current.as_ref().is_some_and(|c| c.ready) => {
+                let Some(batch) = batch else { return };
+                let Some(conn) = current.as_mut() else { continue };
+                let count = batch.len();
+                let message = StreamManagerToInstance {
+                    message: Some(stream_manager_to_instance::Message::Tuples(TupleBatch { tuples: batch })),
+                };
+                if let Err(err) = conn.sink.send(encode_message(&message)).await {
+                    warn!(instance = %id, error = %err, dropped_tuples = count, "Instance lost while sending it tuples.");
+                    current = None;
+                }
+            }
+        }
+    }
+}

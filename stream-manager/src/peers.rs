@@ -1,0 +1,262 @@
+//! The stream manager mesh: one TCP connection per pair of containers, dialed
+//! by the lower index (contracts, "Stream managers and the topology master").
+//! Each peer has a writer owning its outbound queue and its current connection;
+//! each connection has a reader routing incoming tuples to local instances.
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use egret_proto::FrameCodec;
+use egret_proto::frame::{decode_message, encode_message};
+use egret_proto::handshake::{HandshakeError, connect};
+use egret_proto::v1::{Hello, PeerMessage, PeerRole, PhysicalPlan, TupleBatch, peer_message};
+use futures::{SinkExt, StreamExt};
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{mpsc, oneshot, watch};
+use tokio_util::codec::Framed;
+use tracing::{debug, error, info, warn};
+
+use crate::Shared;
+use crate::backoff::Backoff;
+use crate::handshake::accept_checked;
+use crate::router::{FrameSink, Source, TupleReceiver, next_batch};
+
+const HELLO_TIMEOUT: Duration = Duration::from_secs(10);
+const DIAL_TIMEOUT: Duration = Duration::from_secs(5);
+
+pub(crate) enum PeerEvent {
+    Connected {
+        connection: u64,
+        sink: FrameSink,
+        superseded: oneshot::Sender<()>,
+    },
+    Lost {
+        connection: u64,
+    },
+}
+
+#[derive(Debug, thiserror::Error)]
+enum DialError {
+    #[error("cannot connect: {0}")]
+    Io(#[from] std::io::Error),
+    #[error("hello failed: {0}")]
+    Handshake(#[from] HandshakeError),
+    #[error("no answer within {0:?}")]
+    Timeout(Duration),
+}
+
+fn peer_id(index: i32) -> String {
+    format!("stmgr-{index}")
+}
+
+fn parse_peer_id(id: &str) -> Option<i32> {
+    id.strip_prefix("stmgr-")?.parse().ok()
+}
+
+/// The data address of container `peer` in `plan`.
+fn peer_address(plan: Option<&PhysicalPlan>, peer: i32) -> Option<String> {
+    plan?
+        .stream_managers
+        .iter()
+        .find(|sm| sm.container_index == peer)
+        .map(|sm| format!("{}:{}", sm.host, sm.data_port))
+}
+
+/// The writer toward one peer stream manager.
+pub(crate) async fn writer(
+    shared: Arc<Shared>,
+    peer: i32,
+    mut tuples: TupleReceiver,
+    mut events: mpsc::Receiver<PeerEvent>,
+) {
+    let mut current: Option<(u64, FrameSink, oneshot::Sender<()>)> = None;
+    loop {
+        tokio::select! {
+            event = events.recv() => match event {
+                None => return,
+                Some(PeerEvent::Connected { connection, sink, superseded }) => {
+                    if current.is_some() {
+                        info!(peer, connection, "A new connection to the peer stream manager replaces the old one.");
+                    }
+                    current = Some((connection, sink, superseded));
+                }
+                Some(PeerEvent::Lost { connection }) => {
+                    if current.as_ref().is_some_and(|(c, _, _)| *c == connection) {
+                        current = None;
+                    }
+                }
+            },
+            batch = next_batch(&mut tuples, shared.max_frame_bytes), if current.is_some() => {
+                let Some(batch) = batch else { return };
+                let Some((_, sink, _)) = current.as_mut() else { continue };
+                let count = batch.len();
+                let message = PeerMessage {
+                    message: Some(peer_message::Message::Tuples(TupleBatch { tuples: batch })),
+                };
+                if let Err(err) = sink.send(encode_message(&message)).await {
+                    warn!(peer, error = %err, dropped_tuples = count, "Peer stream manager lost while sending it tuples.");
+                    current = None;
+                }
+            }
+        }
+    }
+}
+
+/// Accepts the data connections of lower-indexed stream managers.
+pub(crate) async fn accept_loop(shared: Arc<Shared>, listener: TcpListener) {
+    loop {
+        match listener.accept().await {
+            Ok((stream, addr)) => {
+                let _ = stream.set_nodelay(true);
+                let task_shared = Arc::clone(&shared);
+                shared.spawn(async move {
+                    let allow = |hello: &Hello| match parse_peer_id(&hello.peer_id) {
+                        Some(index) if index < task_shared.index && task_shared.peer_events.contains_key(&index) => Ok(()),
+                        _ => Err(format!(
+                            "'{}' may not open a data connection to container {} (only lower-indexed stream managers of the topology dial)",
+                            hello.peer_id, task_shared.index
+                        )),
+                    };
+                    let accepted = tokio::time::timeout(
+                        HELLO_TIMEOUT,
+                        accept_checked(stream, &task_shared.token, &[PeerRole::StreamManager], task_shared.max_frame_bytes, allow),
+                    )
+                    .await;
+                    match accepted {
+                        Ok(Ok((hello, framed))) => {
+                            let Some(peer) = parse_peer_id(&hello.peer_id) else { return };
+                            info!(peer, %addr, "Peer stream manager connected.");
+                            run_connection(&task_shared, peer, framed, std::future::pending()).await;
+                        }
+                        Ok(Err(err)) => warn!(%addr, error = %err, "Peer connection refused."),
+                        Err(_) => warn!(%addr, "Peer connection refused: no hello within the timeout."),
+                    }
+                });
+            }
+            Err(err) => {
+                error!(error = %err, "Accepting a peer connection failed.");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        }
+    }
+}
+
+/// Keeps the connection to a higher-indexed peer up: dials its address from
+/// the physical plan, redials when it drops or when the plan moves it.
+pub(crate) async fn dialer(shared: Arc<Shared>, peer: i32) {
+    let mut plans = shared.plan_tx.subscribe();
+    let mut backoff = Backoff::new();
+    loop {
+        let addr = loop {
+            let addr = peer_address(plans.borrow_and_update().as_deref(), peer);
+            if let Some(addr) = addr {
+                break addr;
+            }
+            if plans.changed().await.is_err() {
+                return;
+            }
+        };
+        match dial(&shared, &addr).await {
+            Ok(framed) => {
+                backoff.reset();
+                info!(peer, %addr, "Connected to the peer stream manager.");
+                let moved = address_change(plans.clone(), peer, addr.clone());
+                run_connection(&shared, peer, framed, moved).await;
+            }
+            Err(err) => {
+                warn!(peer, %addr, error = %err, "Dialing the peer stream manager failed; retrying.")
+            }
+        }
+        backoff.wait().await;
+    }
+}
+
+async fn dial(shared: &Shared, addr: &str) -> Result<Framed<TcpStream, FrameCodec>, DialError> {
+    let attempt = async {
+        let stream = TcpStream::connect(addr).await?;
+        let _ = stream.set_nodelay(true);
+        Ok(connect(
+            stream,
+            &shared.token,
+            PeerRole::StreamManager,
+            &peer_id(shared.index),
+            shared.max_frame_bytes,
+        )
+        .await?)
+    };
+    tokio::time::timeout(DIAL_TIMEOUT, attempt)
+        .await
+        .map_err(|_| DialError::Timeout(DIAL_TIMEOUT))?
+}
+
+/// Resolves when the plan gives `peer` an address other than `addr`.
+async fn address_change(
+    mut plans: watch::Receiver<Option<Arc<PhysicalPlan>>>,
+    peer: i32,
+    addr: String,
+) {
+    loop {
+        if plans.changed().await.is_err() {
+            return std::future::pending().await;
+        }
+        let now = peer_address(plans.borrow_and_update().as_deref(), peer);
+        if now.is_some_and(|now| now != addr) {
+            info!(peer, old = %addr, "The peer stream manager moved: redialing.");
+            return;
+        }
+    }
+}
+
+/// Hands the connection's sending half to the peer's writer and routes what
+/// arrives until the connection drops, is replaced, or `until` resolves.
+async fn run_connection<S>(
+    shared: &Arc<Shared>,
+    peer: i32,
+    framed: Framed<S, FrameCodec>,
+    until: impl Future<Output = ()>,
+) where
+    S: AsyncRead + AsyncWrite + Send + 'static,
+{
+    let Some(events) = shared.peer_events.get(&peer).cloned() else {
+        return;
+    };
+    let connection = shared.next_connection();
+    let (sink, mut stream) = framed.split();
+    let (superseded_tx, mut superseded) = oneshot::channel();
+    let connected = PeerEvent::Connected {
+        connection,
+        sink: Box::pin(sink),
+        superseded: superseded_tx,
+    };
+    if events.send(connected).await.is_err() {
+        return;
+    }
+    tokio::pin!(until);
+    let reason: String = loop {
+        let frame = tokio::select! {
+            _ = &mut superseded => break "replaced by a newer connection".to_owned(),
+            () = &mut until => break "its address changed".to_owned(),
+            frame = stream.next() => frame,
+        };
+        let body = match frame {
+            None => break "connection closed".to_owned(),
+            Some(Err(err)) => break format!("connection failed: {err}"),
+            Some(Ok(body)) => body,
+        };
+        match decode_message::<PeerMessage>(body) {
+            Ok(PeerMessage {
+                message: Some(peer_message::Message::Tuples(batch)),
+            }) => {
+                shared.router.route(batch.tuples, Source::Peer(peer)).await;
+            }
+            Ok(PeerMessage { message: None }) => {
+                debug!(peer, "Ignoring an empty or unknown peer message.")
+            }
+            Err(err) => break format!("malformed message: {err}"),
+        }
+    };
+    let _ = events.send(PeerEvent::Lost { connection }).await;
+    warn!(peer, connection, %reason, "Peer stream manager connection lost.");
+}

@@ -1,0 +1,74 @@
+//! The client side of the topology master's protocol, used by the `egret`
+//! command (list, kill, activate, deactivate): one connection per request.
+
+use std::path::Path;
+use std::time::Duration;
+
+use egret_proto::frame::{DEFAULT_MAX_FRAME_BYTES, FrameError, decode_message, encode_message};
+use egret_proto::handshake::{HandshakeError, connect};
+use egret_proto::v1::{ClientRequest, ClientResponse, PeerRole};
+use egret_state_manager::{StateError, TopologyDir};
+use futures::{SinkExt, StreamExt};
+use tokio::net::TcpStream;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    #[error(
+        "the topology master of {0} has not written its address yet (is the topology starting?)"
+    )]
+    NoAddress(String),
+    #[error(transparent)]
+    State(#[from] StateError),
+    #[error("cannot connect to the topology master at {addr}: {source}")]
+    Connect {
+        addr: std::net::SocketAddr,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("the topology master refused the connection: {0}")]
+    Handshake(#[from] HandshakeError),
+    #[error("the topology master connection failed: {0}")]
+    Frame(#[from] FrameError),
+    #[error("the topology master closed the connection without answering")]
+    Closed,
+    #[error("the topology master did not answer within {0:?}")]
+    Timeout(Duration),
+}
+
+/// Sends one request to the topology master of the topology in `topology_dir`
+/// and returns its response. The whole exchange (connect, hello, request,
+/// response) must end within `timeout`; a `kill` waits its `wait_secs` before
+/// answering, so give it at least that much.
+pub async fn request(
+    topology_dir: &Path,
+    request: ClientRequest,
+    timeout: Duration,
+) -> Result<ClientResponse, ClientError> {
+    let dir = TopologyDir::new(topology_dir);
+    let addr = dir
+        .read_tmaster_addr()?
+        .ok_or_else(|| ClientError::NoAddress(topology_dir.display().to_string()))?;
+    let token = dir.read_token()?;
+    let exchange = async move {
+        let stream = TcpStream::connect(addr)
+            .await
+            .map_err(|source| ClientError::Connect { addr, source })?;
+        let _ = stream.set_nodelay(true);
+        // Responses are small: the default cap is plenty, and reading the
+        // topology config for it would add a failure mode for nothing.
+        let mut framed = connect(
+            stream,
+            &token,
+            PeerRole::Client,
+            "client",
+            DEFAULT_MAX_FRAME_BYTES,
+        )
+        .await?;
+        framed.send(encode_message(&request)).await?;
+        let body = framed.next().await.ok_or(ClientError::Closed)??;
+        Ok(decode_message::<ClientResponse>(body)?)
+    };
+    tokio::time::timeout(timeout, exchange)
+        .await
+        .map_err(|_| ClientError::Timeout(timeout))?
+}
