@@ -73,6 +73,8 @@ pub enum HandshakeError {
     WrongRole { got: i32, expected: Vec<PeerRole> },
     #[error("peer refused the hello: {0}")]
     Refused(String),
+    #[error("{0}")]
+    NotAllowed(String),
     #[error("connection closed before the hello")]
     Closed,
     #[error(transparent)]
@@ -112,30 +114,45 @@ pub async fn accept<S>(
 where
     S: AsyncRead + AsyncWrite + Unpin,
 {
+    accept_checked(io, token, roles, max_frame_bytes, |_| Ok(())).await
+}
+
+/// [`accept`] with one more check after version, token and role: `allow` decides
+/// whether who the peer says it is (`peer_id`) may connect here. Its refusal is
+/// sent in the `HelloReply`, so the peer learns why before the connection closes.
+pub async fn accept_checked<S, F>(
+    io: S,
+    token: &Token,
+    roles: &[PeerRole],
+    max_frame_bytes: usize,
+    allow: F,
+) -> Result<(Hello, Framed<S, FrameCodec>), HandshakeError>
+where
+    S: AsyncRead + AsyncWrite + Unpin,
+    F: FnOnce(&Hello) -> Result<(), String>,
+{
     let mut framed = Framed::new(io, FrameCodec::for_hello());
     let body = framed.next().await.ok_or(HandshakeError::Closed)??;
     let verdict = decode_message::<Hello>(body)
         .map_err(HandshakeError::from)
-        .and_then(|hello| check_hello(&hello, token, roles).map(|()| hello));
-    match verdict {
-        Ok(hello) => {
-            let reply = HelloReply {
-                accepted: true,
-                error: String::new(),
-            };
-            framed.send(encode_message(&reply)).await?;
-            framed.codec_mut().set_max_frame_bytes(max_frame_bytes);
-            Ok((hello, framed))
-        }
-        Err(err) => {
-            let reply = HelloReply {
-                accepted: false,
-                error: err.to_string(),
-            };
-            let _ = framed.send(encode_message(&reply)).await;
-            Err(err)
-        }
-    }
+        .and_then(|hello| {
+            check_hello(&hello, token, roles)?;
+            allow(&hello).map_err(HandshakeError::NotAllowed)?;
+            Ok(hello)
+        });
+    let reply = HelloReply {
+        accepted: verdict.is_ok(),
+        error: verdict
+            .as_ref()
+            .err()
+            .map(ToString::to_string)
+            .unwrap_or_default(),
+    };
+    let sent = framed.send(encode_message(&reply)).await;
+    let hello = verdict?;
+    sent?;
+    framed.codec_mut().set_max_frame_bytes(max_frame_bytes);
+    Ok((hello, framed))
 }
 
 /// Client side: sends the hello, waits for the reply.

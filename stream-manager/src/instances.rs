@@ -21,8 +21,8 @@ use tokio::sync::{mpsc, oneshot, watch};
 use tracing::{error, info, warn};
 
 use crate::Shared;
-use crate::handshake::accept_checked;
 use crate::router::{FrameSink, Source, TupleReceiver, next_batch};
+use egret_proto::handshake::accept_checked;
 
 /// How long a connecting instance may take to send its hello.
 const HELLO_TIMEOUT: Duration = Duration::from_secs(10);

@@ -38,7 +38,6 @@ use tracing::{info, warn};
 mod backoff;
 mod config;
 pub mod delivery;
-mod handshake;
 mod instances;
 mod master;
 mod peers;

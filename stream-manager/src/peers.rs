@@ -20,8 +20,8 @@ use tracing::{debug, error, info, warn};
 
 use crate::Shared;
 use crate::backoff::Backoff;
-use crate::handshake::accept_checked;
 use crate::router::{FrameSink, Source, TupleReceiver, next_batch};
+use egret_proto::handshake::accept_checked;
 
 const HELLO_TIMEOUT: Duration = Duration::from_secs(10);
 const DIAL_TIMEOUT: Duration = Duration::from_secs(5);
