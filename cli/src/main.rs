@@ -1,1 +1,275 @@
-fn main() {}
+//! `egret`: the user commands (`jar`, `local`, `list`, `kill`, `activate`,
+//! `deactivate`) and the internal roles other egret processes start
+//! (`scheduler`, `tmaster`, `container`, `stmgr`); see
+//! docs/internals/contracts.md, "Processes".
+//!
+//! Invariants:
+//! - every error ends the process with a one-line `error: ...` on stderr and a
+//!   non-zero exit code;
+//! - roles that supervise children (`scheduler`, `container`) and the
+//!   submission commands run on a current-thread runtime on the main thread, so
+//!   the children's parent-death signal fires only when this process exits.
+
+mod manage;
+mod submit;
+mod tail;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use clap::{Args, Parser, Subcommand};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "egret",
+    version,
+    about = "Run unchanged Apache Storm topology jars on Egret's Rust data plane",
+    long_about = "Run unchanged Apache Storm topology jars on Egret's Rust data plane.\n\n\
+        Commands follow the `storm` command's habits: `egret jar app.jar com.acme.Main args..` \
+        submits the topologies main() builds to the local cluster; `egret local` does the same in \
+        the foreground and kills them after --local-ttl seconds."
+)]
+struct Cli {
+    #[command(flatten)]
+    config: ConfigArgs,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Clone, Args)]
+struct ConfigArgs {
+    /// Config file (storm.yaml style) [default: $EGRET_HOME/egret.yaml when it exists]
+    #[arg(long, value_name = "FILE", global = true)]
+    config: Option<PathBuf>,
+    /// Set a config key (value parsed as YAML, else a string); repeatable
+    #[arg(short = 'c', value_name = "KEY=VALUE", global = true)]
+    conf: Vec<String>,
+}
+
+#[derive(Debug, Clone, Args)]
+struct SubmitArgs {
+    /// The topology jar (built against org.apache.storm:storm-client 2.x)
+    #[arg(value_name = "JAR")]
+    jar: PathBuf,
+    /// The class whose main() builds and submits the topology
+    #[arg(value_name = "MAIN_CLASS")]
+    main_class: String,
+    /// Arguments passed to main() (`-c key=value` among them are taken as config options, as `storm jar` does)
+    #[arg(
+        value_name = "ARGS",
+        trailing_var_arg = true,
+        allow_hyphen_values = true
+    )]
+    args: Vec<String>,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run a jar's main() and launch every topology it submits on the local cluster (detached)
+    Jar(SubmitArgs),
+    /// Like `jar`, in the foreground: stream the topologies' logs, kill them after --local-ttl seconds
+    Local {
+        #[command(flatten)]
+        submit: SubmitArgs,
+        /// Seconds to run after the submission before killing the topologies
+        #[arg(long, value_name = "SECS", default_value_t = submit::DEFAULT_LOCAL_TTL)]
+        local_ttl: u64,
+    },
+    /// List the topologies of the local cluster
+    List,
+    /// Deactivate a topology, wait, then stop every process of it
+    Kill {
+        /// Topology name
+        name: String,
+        /// Seconds to wait between deactivation and shutdown
+        #[arg(short = 'w', long = "wait", value_name = "SECS", default_value_t = 30)]
+        wait: u32,
+    },
+    /// Resume a topology's spouts
+    Activate {
+        /// Topology name
+        name: String,
+    },
+    /// Stop a topology's spouts from calling nextTuple
+    Deactivate {
+        /// Topology name
+        name: String,
+    },
+    /// (internal) Run a topology's scheduler
+    #[command(hide = true)]
+    Scheduler(RoleArgs),
+    /// (internal) Run a topology master
+    #[command(hide = true)]
+    Tmaster(RoleArgs),
+    /// (internal) Run a container supervisor
+    #[command(hide = true)]
+    Container(IndexedRoleArgs),
+    /// (internal) Run a stream manager
+    #[command(hide = true)]
+    Stmgr(IndexedRoleArgs),
+}
+
+#[derive(Debug, Clone, Args)]
+struct RoleArgs {
+    #[arg(long, value_name = "DIR")]
+    topology_dir: PathBuf,
+}
+
+#[derive(Debug, Clone, Args)]
+struct IndexedRoleArgs {
+    #[arg(long, value_name = "DIR")]
+    topology_dir: PathBuf,
+    #[arg(long, value_name = "N")]
+    index: i32,
+}
+
+fn init_tracing() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    use std::io::IsTerminal as _;
+    // Log files (the roles' stderr) get plain text; a terminal gets colours.
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .init();
+}
+
+fn current_thread_runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")
+}
+
+fn multi_thread_runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    init_tracing();
+    match run(cli) {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn executable() -> anyhow::Result<PathBuf> {
+    std::env::current_exe().context("cannot find the path of the egret executable")
+}
+
+fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    let Cli { config, command } = cli;
+    match command {
+        Command::Jar(args) => {
+            let (args, conf, _) = submit::split_trailing_options(args, config.conf, false)?;
+            current_thread_runtime()?.block_on(submit::jar(config.config, conf, args))?;
+        }
+        Command::Local {
+            submit: args,
+            local_ttl,
+        } => {
+            let (args, conf, ttl) = submit::split_trailing_options(args, config.conf, true)?;
+            let ttl = ttl.unwrap_or(local_ttl);
+            current_thread_runtime()?.block_on(submit::local(config.config, conf, args, ttl))?;
+        }
+        Command::List => {
+            let cfg = manage::load_config(config.config.as_deref(), &config.conf)?;
+            current_thread_runtime()?.block_on(manage::list(&cfg))?;
+        }
+        Command::Kill { name, wait } => {
+            let cfg = manage::load_config(config.config.as_deref(), &config.conf)?;
+            current_thread_runtime()?.block_on(manage::kill(&cfg, &name, wait))?;
+            println!("Killed topology '{name}'.");
+        }
+        Command::Activate { name } => {
+            let cfg = manage::load_config(config.config.as_deref(), &config.conf)?;
+            current_thread_runtime()?.block_on(manage::set_active(&cfg, &name, true))?;
+            println!("Activated topology '{name}'.");
+        }
+        Command::Deactivate { name } => {
+            let cfg = manage::load_config(config.config.as_deref(), &config.conf)?;
+            current_thread_runtime()?.block_on(manage::set_active(&cfg, &name, false))?;
+            println!("Deactivated topology '{name}'.");
+        }
+        Command::Scheduler(role) => {
+            let options = egret_scheduler::SchedulerOptions {
+                topology_dir: role.topology_dir,
+                executable: executable()?,
+            };
+            current_thread_runtime()?
+                .block_on(egret_scheduler::run(options))
+                .context("scheduler failed")?;
+        }
+        Command::Container(role) => {
+            let options = egret_container::ContainerOptions {
+                topology_dir: role.topology_dir,
+                index: role.index,
+                executable: executable()?,
+            };
+            current_thread_runtime()?
+                .block_on(egret_container::run(options))
+                .with_context(|| format!("container {} failed", role.index))?;
+        }
+        Command::Tmaster(role) => {
+            let options = egret_topology_master::TopologyMasterOptions {
+                topology_dir: role.topology_dir,
+            };
+            multi_thread_runtime()?
+                .block_on(egret_topology_master::run(options))
+                .context("topology master failed")?;
+        }
+        Command::Stmgr(role) => {
+            let options = egret_stream_manager::StreamManagerOptions {
+                topology_dir: role.topology_dir,
+                container_index: role.index,
+            };
+            multi_thread_runtime()?
+                .block_on(egret_stream_manager::run(options))
+                .with_context(|| format!("stream manager {} failed", role.index))?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_definition_is_valid() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn global_config_flags_and_trailing_main_args() {
+        let cli = Cli::try_parse_from([
+            "egret", "-c", "a=1", "jar", "--config", "f.yaml", "app.jar", "com.Main", "x",
+            "--flag", "-c", "b=2",
+        ])
+        .unwrap();
+        assert_eq!(cli.config.conf, vec!["a=1"]);
+        assert_eq!(cli.config.config, Some(PathBuf::from("f.yaml")));
+        match cli.command {
+            Command::Jar(args) => {
+                assert_eq!(args.main_class, "com.Main");
+                assert_eq!(args.args, vec!["x", "--flag", "-c", "b=2"]);
+            }
+            other => panic!("{other:?}"),
+        }
+        let cli = Cli::try_parse_from(["egret", "kill", "wc", "-w", "0"]).unwrap();
+        assert!(matches!(cli.command, Command::Kill { wait: 0, .. }));
+        let cli =
+            Cli::try_parse_from(["egret", "local", "--local-ttl", "5", "a.jar", "M"]).unwrap();
+        assert!(matches!(cli.command, Command::Local { local_ttl: 5, .. }));
+    }
+}

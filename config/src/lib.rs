@@ -1,1 +1,513 @@
-//! egret-config
+//! Egret's layered configuration, as Storm users expect it:
+//!
+//! 1. built-in defaults ([`defaults`]): Egret's own `egret.*` keys and the few
+//!    Storm keys the Rust side reads;
+//! 2. a storm.yaml-style YAML file: `--config FILE`, else `$EGRET_HOME/egret.yaml`
+//!    when it exists;
+//! 3. `-c key=value` options, each value parsed as a YAML scalar or flow value
+//!    (`3`, `true`, `[a, b]`, `{x: 1}`), else kept as a string.
+//!
+//! Invariants:
+//! - a config is a JSON object ([`ConfigMap`]) so it can be handed to the JVM
+//!   and stored in `Topology.config_json` as it is;
+//! - a later layer replaces a key of an earlier one as a whole (no deep merge),
+//!   as Storm's `Utils.merge` does;
+//! - every error names the file (and line when known) or the option at fault.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+/// A configuration: a JSON object of Storm/Egret keys.
+pub type ConfigMap = Map<String, Value>;
+
+pub const LOCAL_DIR: &str = "egret.local.dir";
+pub const SHIM_JAR: &str = "egret.shim.jar";
+pub const JAVA: &str = "egret.java";
+pub const INSTANCE_JVM_OPTS: &str = "egret.instance.jvm.opts";
+pub const BATCH_SIZE: &str = "egret.batch.size";
+pub const BATCH_FLUSH_MS: &str = "egret.batch.flush.ms";
+pub const FRAME_MAX_BYTES: &str = "egret.frame.max.bytes";
+pub const TOPOLOGY_WORKERS: &str = "topology.workers";
+pub const TOPOLOGY_ONHEAP_MB: &str = "topology.component.resources.onheap.memory.mb";
+
+pub const DEFAULT_INSTANCE_JVM_OPTS: &str = "-XX:+UseSerialGC -Xss512k";
+pub const DEFAULT_BATCH_SIZE: i64 = 256;
+pub const DEFAULT_BATCH_FLUSH_MS: i64 = 5;
+pub const DEFAULT_FRAME_MAX_BYTES: i64 = 64 * 1024 * 1024;
+pub const DEFAULT_WORKERS: i64 = 1;
+pub const DEFAULT_ONHEAP_MB: i64 = 128;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read config file {path}: {source}")]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("config file {path}{}: invalid YAML: {message}", line.map(|l| format!(" line {l}")).unwrap_or_default())]
+    Yaml {
+        path: PathBuf,
+        line: Option<u64>,
+        message: String,
+    },
+    #[error("config file {path}: the top level must be a mapping of keys to values, found {found}")]
+    NotAMapping { path: PathBuf, found: &'static str },
+    #[error("config option '-c {0}' is not of the form key=value")]
+    BadOption(String),
+    #[error("config option '-c {0}' has an empty key")]
+    EmptyKey(String),
+}
+
+/// Where the configuration comes from.
+#[derive(Debug, Clone)]
+pub struct Environment {
+    /// `$EGRET_HOME` (default `~/.egret`).
+    pub egret_home: PathBuf,
+    /// `$JAVA_HOME`, if set.
+    pub java_home: Option<PathBuf>,
+}
+
+impl Environment {
+    /// Reads `EGRET_HOME`, `HOME` and `JAVA_HOME` from the process environment.
+    pub fn from_process() -> Self {
+        let egret_home = match std::env::var_os("EGRET_HOME") {
+            Some(home) if !home.is_empty() => PathBuf::from(home),
+            _ => std::env::var_os("HOME")
+                .filter(|h| !h.is_empty())
+                .map(PathBuf::from)
+                .unwrap_or_else(|| PathBuf::from("/tmp"))
+                .join(".egret"),
+        };
+        let java_home = std::env::var_os("JAVA_HOME")
+            .filter(|h| !h.is_empty())
+            .map(PathBuf::from);
+        Self {
+            egret_home,
+            java_home,
+        }
+    }
+
+    /// `$EGRET_HOME/egret.yaml`, the config file used without `--config`.
+    pub fn default_config_file(&self) -> PathBuf {
+        self.egret_home.join("egret.yaml")
+    }
+}
+
+/// The built-in defaults. `egret.shim.jar` has no static default: it is found
+/// beside the binary at submission (see the `egret` command).
+pub fn defaults(env: &Environment) -> ConfigMap {
+    let java = match &env.java_home {
+        Some(home) => home.join("bin").join("java").to_string_lossy().into_owned(),
+        None => "java".to_owned(),
+    };
+    let mut map = ConfigMap::new();
+    map.insert(
+        LOCAL_DIR.into(),
+        Value::String(env.egret_home.join("local").to_string_lossy().into_owned()),
+    );
+    map.insert(JAVA.into(), Value::String(java));
+    map.insert(
+        INSTANCE_JVM_OPTS.into(),
+        Value::String(DEFAULT_INSTANCE_JVM_OPTS.into()),
+    );
+    map.insert(BATCH_SIZE.into(), Value::from(DEFAULT_BATCH_SIZE));
+    map.insert(BATCH_FLUSH_MS.into(), Value::from(DEFAULT_BATCH_FLUSH_MS));
+    map.insert(FRAME_MAX_BYTES.into(), Value::from(DEFAULT_FRAME_MAX_BYTES));
+    map.insert(TOPOLOGY_WORKERS.into(), Value::from(DEFAULT_WORKERS));
+    map.insert(TOPOLOGY_ONHEAP_MB.into(), Value::from(DEFAULT_ONHEAP_MB));
+    map
+}
+
+/// The layers of one command's configuration.
+#[derive(Debug, Clone)]
+pub struct Layered {
+    /// Defaults merged with the config file: what the JVM gets as `EGRET_CLUSTER_CONFIG`.
+    pub cluster: ConfigMap,
+    /// The `-c` options, parsed, in order (a later one wins).
+    pub options: Vec<(String, Value)>,
+    /// The `-c` options as given (`key=value`), for `storm.options`.
+    pub raw_options: Vec<String>,
+    /// Everything merged: defaults < file < options.
+    pub merged: ConfigMap,
+    /// The config file that was read, if any.
+    pub file: Option<PathBuf>,
+}
+
+impl Layered {
+    /// A string value of the merged config.
+    pub fn get_str(&self, key: &str) -> Option<&str> {
+        self.merged.get(key).and_then(Value::as_str)
+    }
+}
+
+/// Loads the configuration: defaults, then `file` (or the default file when it
+/// exists), then the `-c` options.
+pub fn load(
+    env: &Environment,
+    file: Option<&Path>,
+    options: &[String],
+) -> Result<Layered, ConfigError> {
+    let mut cluster = defaults(env);
+    let file = match file {
+        Some(path) => Some(path.to_owned()),
+        None => {
+            let default = env.default_config_file();
+            default.is_file().then_some(default)
+        }
+    };
+    if let Some(path) = &file {
+        merge(&mut cluster, read_file(path)?);
+    }
+    let parsed = options
+        .iter()
+        .map(|opt| parse_option(opt))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut merged = cluster.clone();
+    for (key, value) in &parsed {
+        merged.insert(key.clone(), value.clone());
+    }
+    Ok(Layered {
+        cluster,
+        options: parsed,
+        raw_options: options.to_vec(),
+        merged,
+        file,
+    })
+}
+
+/// Reads a storm.yaml-style file: a mapping at the top level (an empty file is
+/// an empty mapping).
+pub fn read_file(path: &Path) -> Result<ConfigMap, ConfigError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+        path: path.to_owned(),
+        source,
+    })?;
+    parse_yaml_document(&text, path)
+}
+
+/// Parses the text of a config file (`path` only names it in errors).
+pub fn parse_yaml_document(text: &str, path: &Path) -> Result<ConfigMap, ConfigError> {
+    if text.trim().is_empty() {
+        return Ok(ConfigMap::new());
+    }
+    let value: Value = serde_saphyr::from_str(text).map_err(|e| ConfigError::Yaml {
+        path: path.to_owned(),
+        line: e.location().map(|l| l.line()),
+        message: first_line(&e.to_string()),
+    })?;
+    match value {
+        Value::Object(map) => Ok(map),
+        Value::Null => Ok(ConfigMap::new()),
+        other => Err(ConfigError::NotAMapping {
+            path: path.to_owned(),
+            found: kind(&other),
+        }),
+    }
+}
+
+/// Parses one `-c key=value` option. The value is a YAML scalar or flow value
+/// when it parses as one, else the string as given.
+pub fn parse_option(option: &str) -> Result<(String, Value), ConfigError> {
+    let (key, raw) = option
+        .split_once('=')
+        .ok_or_else(|| ConfigError::BadOption(option.to_owned()))?;
+    let key = key.trim();
+    if key.is_empty() {
+        return Err(ConfigError::EmptyKey(option.to_owned()));
+    }
+    Ok((key.to_owned(), parse_value(raw)))
+}
+
+/// A command-line value: YAML when it parses (and is not empty), else a string.
+pub fn parse_value(raw: &str) -> Value {
+    if raw.trim().is_empty() {
+        return Value::String(raw.to_owned());
+    }
+    match serde_saphyr::from_str::<Value>(raw) {
+        Ok(Value::Null) if !matches!(raw.trim(), "null" | "~" | "Null" | "NULL") => {
+            Value::String(raw.to_owned())
+        }
+        Ok(value) => value,
+        Err(_) => Value::String(raw.to_owned()),
+    }
+}
+
+/// Replaces, key by key, `base`'s entries with `layer`'s.
+pub fn merge(base: &mut ConfigMap, layer: ConfigMap) {
+    for (key, value) in layer {
+        base.insert(key, value);
+    }
+}
+
+/// A positive integer setting (accepts `3`, `3.0` and `"3"`, as Storm's
+/// `ObjectReader.getInt` does); `default` when absent or null.
+pub fn get_positive_int(map: &ConfigMap, key: &str, default: i64) -> Result<i64, String> {
+    match map.get(key) {
+        None | Some(Value::Null) => Ok(default),
+        Some(value) => as_int(value)
+            .filter(|n| *n > 0)
+            .ok_or_else(|| format!("config key {key} must be a positive integer, found {value}")),
+    }
+}
+
+/// Where the shim jar is looked for when `egret.shim.jar` is not set:
+/// `egret-shim.jar` beside the executable, then `java-shim/target/egret-shim.jar`
+/// in the executable's directory and each of its ancestors (a build tree).
+pub fn shim_jar_candidates(executable: &Path) -> Vec<PathBuf> {
+    let Some(bin_dir) = executable.parent() else {
+        return Vec::new();
+    };
+    let mut out = vec![bin_dir.join("egret-shim.jar")];
+    out.extend(
+        bin_dir
+            .ancestors()
+            .map(|dir| dir.join("java-shim").join("target").join("egret-shim.jar")),
+    );
+    out
+}
+
+/// The shim jar: `egret.shim.jar` from `config` when set, else the first
+/// existing [`shim_jar_candidates`]. The error lists what was searched.
+pub fn resolve_shim_jar(config: &ConfigMap, executable: &Path) -> Result<PathBuf, String> {
+    if let Some(value) = config.get(SHIM_JAR).filter(|v| !v.is_null()) {
+        let path = value
+            .as_str()
+            .map(PathBuf::from)
+            .ok_or_else(|| format!("config key {SHIM_JAR} must be a path, found {value}"))?;
+        return if path.is_file() {
+            Ok(path)
+        } else {
+            Err(format!(
+                "the shim jar {} (config key {SHIM_JAR}) does not exist",
+                path.display()
+            ))
+        };
+    }
+    let candidates = shim_jar_candidates(executable);
+    candidates
+        .iter()
+        .find(|p| p.is_file())
+        .cloned()
+        .ok_or_else(|| {
+            let searched: Vec<String> =
+                candidates.iter().map(|p| p.display().to_string()).collect();
+            format!(
+                "the shim jar was not found (set {SHIM_JAR}); searched: {}",
+                searched.join(", ")
+            )
+        })
+}
+
+fn as_int(value: &Value) -> Option<i64> {
+    match value {
+        Value::Number(n) => n.as_i64().or_else(|| {
+            n.as_f64()
+                .filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15)
+                .map(|f| f as i64)
+        }),
+        Value::String(s) => s.trim().parse().ok(),
+        _ => None,
+    }
+}
+
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "nothing",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "a mapping",
+    }
+}
+
+fn first_line(text: &str) -> String {
+    text.lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("parse error")
+        .to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn env(home: &Path) -> Environment {
+        Environment {
+            egret_home: home.to_owned(),
+            java_home: None,
+        }
+    }
+
+    #[test]
+    fn defaults_hold_egret_and_storm_keys() {
+        let tmp = tempfile::tempdir().unwrap();
+        let d = defaults(&Environment {
+            egret_home: tmp.path().to_owned(),
+            java_home: Some(PathBuf::from("/opt/jdk")),
+        });
+        assert_eq!(d[JAVA], json!("/opt/jdk/bin/java"));
+        assert_eq!(
+            d[LOCAL_DIR],
+            json!(tmp.path().join("local").to_string_lossy())
+        );
+        assert_eq!(d[TOPOLOGY_WORKERS], json!(1));
+        assert_eq!(d[TOPOLOGY_ONHEAP_MB], json!(128));
+        assert_eq!(d[BATCH_SIZE], json!(256));
+        assert_eq!(d[FRAME_MAX_BYTES], json!(67108864));
+        assert_eq!(defaults(&env(tmp.path()))[JAVA], json!("java"));
+    }
+
+    #[test]
+    fn file_overrides_defaults_and_options_override_file() {
+        let tmp = tempfile::tempdir().unwrap();
+        let file = tmp.path().join("my.yaml");
+        std::fs::write(
+            &file,
+            "topology.workers: 3\negret.batch.size: 10\nspout.count: 2\n",
+        )
+        .unwrap();
+        let cfg = load(
+            &env(tmp.path()),
+            Some(&file),
+            &["topology.workers=5".into(), "name=abc".into()],
+        )
+        .unwrap();
+        assert_eq!(cfg.merged[TOPOLOGY_WORKERS], json!(5));
+        assert_eq!(cfg.merged[BATCH_SIZE], json!(10));
+        assert_eq!(cfg.merged["spout.count"], json!(2));
+        assert_eq!(cfg.merged["name"], json!("abc"));
+        assert_eq!(cfg.merged[BATCH_FLUSH_MS], json!(5));
+        // The cluster layer holds no -c option: they travel in storm.options.
+        assert_eq!(cfg.cluster[TOPOLOGY_WORKERS], json!(3));
+        assert!(!cfg.cluster.contains_key("name"));
+        assert_eq!(cfg.raw_options, vec!["topology.workers=5", "name=abc"]);
+    }
+
+    #[test]
+    fn default_file_in_egret_home_is_used_only_when_present() {
+        let tmp = tempfile::tempdir().unwrap();
+        let cfg = load(&env(tmp.path()), None, &[]).unwrap();
+        assert!(cfg.file.is_none());
+        assert_eq!(cfg.merged[TOPOLOGY_WORKERS], json!(1));
+        std::fs::write(tmp.path().join("egret.yaml"), "topology.workers: 4\n").unwrap();
+        let cfg = load(&env(tmp.path()), None, &[]).unwrap();
+        assert_eq!(cfg.merged[TOPOLOGY_WORKERS], json!(4));
+        assert_eq!(cfg.file, Some(tmp.path().join("egret.yaml")));
+    }
+
+    #[test]
+    fn explicit_file_that_is_missing_is_an_error_naming_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let missing = tmp.path().join("nope.yaml");
+        let err = load(&env(tmp.path()), Some(&missing), &[]).unwrap_err();
+        assert!(err.to_string().contains("nope.yaml"), "{err}");
+    }
+
+    #[test]
+    fn option_values_are_yaml_else_strings() {
+        assert_eq!(parse_value("3"), json!(3));
+        assert_eq!(parse_value("2.5"), json!(2.5));
+        assert_eq!(parse_value("true"), json!(true));
+        assert_eq!(parse_value("[a, b]"), json!(["a", "b"]));
+        assert_eq!(parse_value("{x: 1}"), json!({"x": 1}));
+        assert_eq!(parse_value("null"), json!(null));
+        assert_eq!(parse_value("hello world"), json!("hello world"));
+        assert_eq!(parse_value(""), json!(""));
+        assert_eq!(parse_value("[unclosed"), json!("[unclosed"));
+        assert_eq!(
+            parse_option("a.b=x=y").unwrap(),
+            ("a.b".to_string(), json!("x=y"))
+        );
+    }
+
+    #[test]
+    fn option_without_equals_or_key_is_an_error_naming_it() {
+        let err = parse_option("topology.workers").unwrap_err().to_string();
+        assert!(err.contains("-c topology.workers"), "{err}");
+        assert!(err.contains("key=value"), "{err}");
+        let err = parse_option("=3").unwrap_err().to_string();
+        assert!(err.contains("-c =3"), "{err}");
+        let tmp = tempfile::tempdir().unwrap();
+        assert!(load(&env(tmp.path()), None, &["oops".into()]).is_err());
+    }
+
+    #[test]
+    fn malformed_yaml_names_file_and_line() {
+        let tmp = tempfile::tempdir().unwrap();
+        let file = tmp.path().join("bad.yaml");
+        std::fs::write(&file, "a: 1\nb: 2\nc: [unclosed\n").unwrap();
+        let err = read_file(&file).unwrap_err();
+        let text = err.to_string();
+        assert!(text.contains("bad.yaml"), "{text}");
+        match err {
+            ConfigError::Yaml {
+                line: Some(line), ..
+            } => assert!(line >= 3, "{text}"),
+            other => panic!("unexpected {other}"),
+        }
+        assert!(text.contains(" line "), "{text}");
+    }
+
+    #[test]
+    fn non_mapping_top_level_is_an_error_and_empty_is_empty() {
+        let tmp = tempfile::tempdir().unwrap();
+        let file = tmp.path().join("list.yaml");
+        std::fs::write(&file, "- a\n- b\n").unwrap();
+        let err = read_file(&file).unwrap_err().to_string();
+        assert!(err.contains("list.yaml") && err.contains("a list"), "{err}");
+        std::fs::write(&file, "# only a comment\n").unwrap();
+        assert!(read_file(&file).unwrap().is_empty());
+    }
+
+    #[test]
+    fn positive_int_accepts_storm_forms() {
+        let mut m = ConfigMap::new();
+        assert_eq!(get_positive_int(&m, "k", 7).unwrap(), 7);
+        m.insert("k".into(), json!(3));
+        assert_eq!(get_positive_int(&m, "k", 7).unwrap(), 3);
+        m.insert("k".into(), json!(3.0));
+        assert_eq!(get_positive_int(&m, "k", 7).unwrap(), 3);
+        m.insert("k".into(), json!("4"));
+        assert_eq!(get_positive_int(&m, "k", 7).unwrap(), 4);
+        m.insert("k".into(), json!(0));
+        assert!(get_positive_int(&m, "k", 7).is_err());
+        m.insert("k".into(), json!("x"));
+        assert!(get_positive_int(&m, "k", 7).is_err());
+    }
+
+    #[test]
+    fn shim_jar_is_configured_or_found_up_from_the_executable() {
+        let tmp = tempfile::tempdir().unwrap();
+        let exe = tmp.path().join("target").join("debug").join("egret");
+        let err = resolve_shim_jar(&ConfigMap::new(), &exe).unwrap_err();
+        assert!(
+            err.contains("egret-shim.jar") && err.contains("searched"),
+            "{err}"
+        );
+        let jar = tmp
+            .path()
+            .join("java-shim")
+            .join("target")
+            .join("egret-shim.jar");
+        std::fs::create_dir_all(jar.parent().unwrap()).unwrap();
+        std::fs::write(&jar, b"PK").unwrap();
+        assert_eq!(resolve_shim_jar(&ConfigMap::new(), &exe).unwrap(), jar);
+        let mut cfg = ConfigMap::new();
+        cfg.insert(SHIM_JAR.into(), Value::String("/no/such.jar".into()));
+        assert!(
+            resolve_shim_jar(&cfg, &exe)
+                .unwrap_err()
+                .contains("/no/such.jar")
+        );
+        cfg.insert(
+            SHIM_JAR.into(),
+            Value::String(jar.to_string_lossy().into_owned()),
+        );
+        assert_eq!(resolve_shim_jar(&cfg, &exe).unwrap(), jar);
+    }
+}

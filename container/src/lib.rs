@@ -1,1 +1,321 @@
-//! egret-container
+//! The container supervisor (`egret container --topology-dir D --index N`):
+//! runs container N's stream manager (`egret stmgr`) and one JVM per instance
+//! of container N, and restarts any of them that dies.
+//!
+//! Invariants:
+//! - the instance JVM's command line, environment, working directory and log
+//!   file are exactly those of contracts.md, "Instance JVMs";
+//! - the JVM launcher, shim jar and instance JVM flags come from the
+//!   topology's merged config (`egret.java`, `egret.shim.jar`,
+//!   `egret.instance.jvm.opts`), falling back to Egret's defaults;
+//! - children are supervised by [`egret_scheduler::process::Supervisor`]
+//!   (own process group, parent-death signal, restart with backoff), so this
+//!   role must run on a current-thread runtime on the main thread;
+//! - on SIGTERM or SIGINT every child is stopped and reaped, then `run` returns.
+
+use std::path::{Path, PathBuf};
+
+use egret_config::{ConfigMap, Environment};
+use egret_proto::v1::InstancePlan;
+use egret_scheduler::process::{self, ChildSpec, RestartPolicy, Supervisor};
+use egret_state_manager::{StateError, TopologyDir};
+use serde_json::Value;
+
+/// The instance runtime's entry point in the shim jar.
+pub const INSTANCE_MAIN: &str = "dev.egret.instance.InstanceMain";
+
+#[derive(Debug, thiserror::Error)]
+pub enum ContainerError {
+    #[error(transparent)]
+    State(#[from] StateError),
+    #[error("container {index} is not in the packing plan of {topology}")]
+    NoSuchContainer { index: i32, topology: String },
+    #[error("invalid topology config: {0}")]
+    Config(String),
+    #[error("cannot create {path}: {source}")]
+    CreateDir {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot wait for signals: {0}")]
+    Signals(#[source] std::io::Error),
+}
+
+/// How instance JVMs are launched.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JvmSettings {
+    /// `egret.java`.
+    pub java: PathBuf,
+    /// `egret.shim.jar`.
+    pub shim_jar: PathBuf,
+    /// `egret.instance.jvm.opts`, split into arguments.
+    pub jvm_opts: Vec<String>,
+}
+
+impl JvmSettings {
+    /// Reads the settings from a topology's merged config; keys it lacks take
+    /// Egret's defaults (the shim jar is then searched for from `executable`).
+    pub fn from_config(
+        config: &ConfigMap,
+        env: &Environment,
+        executable: &Path,
+    ) -> Result<Self, ContainerError> {
+        let defaults = egret_config::defaults(env);
+        let get = |key: &str| {
+            config
+                .get(key)
+                .filter(|v| !v.is_null())
+                .or(defaults.get(key))
+        };
+        let java = match get(egret_config::JAVA) {
+            Some(Value::String(s)) if !s.trim().is_empty() => PathBuf::from(s),
+            Some(other) => {
+                return Err(ContainerError::Config(format!(
+                    "{} must be a path, found {other}",
+                    egret_config::JAVA
+                )));
+            }
+            None => PathBuf::from("java"),
+        };
+        let jvm_opts = match get(egret_config::INSTANCE_JVM_OPTS) {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::String(s)) => s.split_whitespace().map(str::to_owned).collect(),
+            Some(Value::Array(items)) => items
+                .iter()
+                .map(|item| match item {
+                    Value::String(s) => Ok(s.clone()),
+                    other => Err(ContainerError::Config(format!(
+                        "{} must be a string or a list of strings, found an item {other}",
+                        egret_config::INSTANCE_JVM_OPTS
+                    ))),
+                })
+                .collect::<Result<_, _>>()?,
+            Some(other) => {
+                return Err(ContainerError::Config(format!(
+                    "{} must be a string or a list of strings, found {other}",
+                    egret_config::INSTANCE_JVM_OPTS
+                )));
+            }
+        };
+        let shim_jar =
+            egret_config::resolve_shim_jar(config, executable).map_err(ContainerError::Config)?;
+        Ok(Self {
+            java,
+            shim_jar,
+            jvm_opts,
+        })
+    }
+}
+
+/// The instance JVM of `instance` (contracts.md, "Instance JVMs").
+pub fn instance_spec(
+    settings: &JvmSettings,
+    dir: &TopologyDir,
+    container_index: i32,
+    instance: &InstancePlan,
+    token_hex: &str,
+) -> ChildSpec {
+    let mut args: Vec<std::ffi::OsString> = settings.jvm_opts.iter().map(Into::into).collect();
+    args.push(format!("-Xmx{}m", instance.heap_mb).into());
+    args.push("-cp".into());
+    let mut classpath = settings.shim_jar.as_os_str().to_owned();
+    classpath.push(":");
+    classpath.push(dir.jar().as_os_str());
+    args.push(classpath);
+    args.push(INSTANCE_MAIN.into());
+    ChildSpec {
+        name: instance.instance_id.clone(),
+        program: settings.java.clone(),
+        args,
+        env: vec![
+            (
+                "EGRET_SM_SOCKET".to_owned(),
+                dir.stream_manager_socket(container_index)
+                    .to_string_lossy()
+                    .into_owned(),
+            ),
+            ("EGRET_INSTANCE_ID".to_owned(), instance.instance_id.clone()),
+            ("EGRET_TOPOLOGY_TOKEN".to_owned(), token_hex.to_owned()),
+        ],
+        cwd: Some(dir.work_dir(&instance.instance_id)),
+        log_file: dir.log_file(&instance.instance_id),
+    }
+}
+
+/// The stream manager of container `index`: `egret stmgr`.
+pub fn stream_manager_spec(executable: &Path, dir: &TopologyDir, index: i32) -> ChildSpec {
+    let name = format!("stmgr-{index}");
+    ChildSpec {
+        log_file: dir.log_file(&name),
+        name,
+        program: executable.to_owned(),
+        args: vec![
+            "stmgr".into(),
+            "--topology-dir".into(),
+            dir.path().as_os_str().to_owned(),
+            "--index".into(),
+            index.to_string().into(),
+        ],
+        env: Vec::new(),
+        cwd: Some(dir.path().to_owned()),
+    }
+}
+
+/// Options of the `egret container` role.
+#[derive(Debug, Clone)]
+pub struct ContainerOptions {
+    pub topology_dir: PathBuf,
+    pub index: i32,
+    /// The `egret` executable (`std::env::current_exe()`), for `egret stmgr`.
+    pub executable: PathBuf,
+}
+
+/// The `egret container` role: runs until SIGTERM/SIGINT.
+pub async fn run(options: ContainerOptions) -> Result<(), ContainerError> {
+    let signal = process::termination_signal().map_err(ContainerError::Signals)?;
+    let dir = TopologyDir::new(&options.topology_dir);
+    let topology = dir.read_topology()?;
+    let plan = dir.read_packing_plan()?;
+    let container = plan
+        .containers
+        .iter()
+        .find(|c| c.index == options.index)
+        .ok_or_else(|| ContainerError::NoSuchContainer {
+            index: options.index,
+            topology: topology.id.clone(),
+        })?;
+    let config: ConfigMap = if topology.config_json.trim().is_empty() {
+        ConfigMap::new()
+    } else {
+        serde_json::from_str(&topology.config_json)
+            .map_err(|e| ContainerError::Config(format!("config_json is not a JSON object: {e}")))?
+    };
+    let settings =
+        JvmSettings::from_config(&config, &Environment::from_process(), &options.executable)?;
+    let token = dir.read_token()?.to_hex();
+
+    let mut supervisor = Supervisor::new(RestartPolicy::default());
+    supervisor.spawn(stream_manager_spec(
+        &options.executable,
+        &dir,
+        options.index,
+    ));
+    for instance in &container.instances {
+        let work = dir.work_dir(&instance.instance_id);
+        std::fs::create_dir_all(&work).map_err(|source| ContainerError::CreateDir {
+            path: work.clone(),
+            source,
+        })?;
+        let spec = instance_spec(&settings, &dir, options.index, instance, &token);
+        tracing::debug!(instance = %instance.instance_id, command = %spec.display_command(), "Instance command line.");
+        supervisor.spawn(spec);
+    }
+    tracing::info!(topology = %topology.id, container = options.index, instances = container.instances.len(), "Container started its stream manager and instances.");
+
+    let which = signal.await;
+    tracing::info!(
+        container = options.index,
+        signal = which,
+        "Stopping the container."
+    );
+    for summary in supervisor.stop().await {
+        tracing::info!(child = %summary.name, restarts = summary.restarts, "Child stopped.");
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn env() -> Environment {
+        Environment {
+            egret_home: PathBuf::from("/home/u/.egret"),
+            java_home: Some(PathBuf::from("/opt/jdk")),
+        }
+    }
+
+    #[test]
+    fn instance_command_line_env_cwd_and_log_follow_the_contract() {
+        let settings = JvmSettings {
+            java: "/opt/jdk/bin/java".into(),
+            shim_jar: "/opt/egret/egret-shim.jar".into(),
+            jvm_opts: vec!["-XX:+UseSerialGC".into(), "-Xss512k".into()],
+        };
+        let dir = TopologyDir::new("/s/topologies/wc");
+        let instance = InstancePlan {
+            instance_id: "count-1".into(),
+            component: "count".into(),
+            executor_index: 1,
+            task_ids: vec![3, 4],
+            heap_mb: 256,
+        };
+        let spec = instance_spec(&settings, &dir, 2, &instance, "abcd");
+        assert_eq!(
+            spec.display_command(),
+            "/opt/jdk/bin/java -XX:+UseSerialGC -Xss512k -Xmx256m -cp /opt/egret/egret-shim.jar:/s/topologies/wc/topology.jar dev.egret.instance.InstanceMain"
+        );
+        assert_eq!(
+            spec.env,
+            vec![
+                (
+                    "EGRET_SM_SOCKET".to_string(),
+                    "/s/topologies/wc/sock/sm-2.sock".to_string()
+                ),
+                ("EGRET_INSTANCE_ID".to_string(), "count-1".to_string()),
+                ("EGRET_TOPOLOGY_TOKEN".to_string(), "abcd".to_string()),
+            ]
+        );
+        assert_eq!(
+            spec.cwd,
+            Some(PathBuf::from("/s/topologies/wc/work/count-1"))
+        );
+        assert_eq!(
+            spec.log_file,
+            PathBuf::from("/s/topologies/wc/logs/count-1.log")
+        );
+        assert_eq!(spec.name, "count-1");
+    }
+
+    #[test]
+    fn stream_manager_command() {
+        let dir = TopologyDir::new("/s/topologies/wc");
+        let spec = stream_manager_spec(Path::new("/bin/egret"), &dir, 3);
+        assert_eq!(
+            spec.display_command(),
+            "/bin/egret stmgr --topology-dir /s/topologies/wc --index 3"
+        );
+        assert_eq!(
+            spec.log_file,
+            PathBuf::from("/s/topologies/wc/logs/stmgr-3.log")
+        );
+    }
+
+    #[test]
+    fn jvm_settings_from_config_with_defaults_and_lists() {
+        let tmp = tempfile::tempdir().unwrap();
+        let jar = tmp.path().join("shim.jar");
+        std::fs::write(&jar, b"PK").unwrap();
+        let mut config = ConfigMap::new();
+        config.insert(egret_config::SHIM_JAR.into(), json!(jar.to_string_lossy()));
+        let s = JvmSettings::from_config(&config, &env(), Path::new("/nowhere/egret")).unwrap();
+        assert_eq!(s.java, PathBuf::from("/opt/jdk/bin/java"));
+        assert_eq!(s.jvm_opts, vec!["-XX:+UseSerialGC", "-Xss512k"]);
+        assert_eq!(s.shim_jar, jar);
+        config.insert(
+            egret_config::INSTANCE_JVM_OPTS.into(),
+            json!(["-Da=b c", "-ea"]),
+        );
+        config.insert(egret_config::JAVA.into(), json!("/usr/bin/java"));
+        let s = JvmSettings::from_config(&config, &env(), Path::new("/nowhere/egret")).unwrap();
+        assert_eq!(s.jvm_opts, vec!["-Da=b c", "-ea"]);
+        assert_eq!(s.java, PathBuf::from("/usr/bin/java"));
+        config.insert(egret_config::INSTANCE_JVM_OPTS.into(), json!(3));
+        assert!(JvmSettings::from_config(&config, &env(), Path::new("/nowhere/egret")).is_err());
+        let missing =
+            JvmSettings::from_config(&ConfigMap::new(), &env(), Path::new("/nowhere/egret"));
+        assert!(matches!(missing, Err(ContainerError::Config(m)) if m.contains("shim")));
+    }
+}

@@ -1,1 +1,230 @@
-//! egret-scheduler
+//! Scheduling a topology: the packing plan ([`packing`]), the [`Scheduler`]
+//! trait (start, restart and stop a topology's containers) and its local
+//! implementation, which runs every container as a child process of the
+//! `egret scheduler` role ([`run`]).
+//!
+//! Invariants of the `egret scheduler` role:
+//! - it writes `packing.pb` and `scheduler.pid` before it starts any child;
+//! - container 0 is the topology master (`egret tmaster`), containers 1..=N are
+//!   container supervisors (`egret container --index N`), all children of this
+//!   process, started from the same executable, supervised by [`process::Supervisor`];
+//! - on SIGTERM or SIGINT it stops every child, reaps them, moves the topology
+//!   dir to `killed/` and returns `Ok` (the process exits 0).
+
+pub mod packing;
+pub mod process;
+
+use std::future::Future;
+use std::path::{Path, PathBuf};
+
+use egret_proto::v1::PackingPlan;
+use egret_state_manager::{LocalCluster, StateError, TopologyDir};
+
+use crate::process::{ChildSpec, RestartPolicy, Supervisor};
+
+#[derive(Debug, thiserror::Error)]
+pub enum SchedulerError {
+    #[error(transparent)]
+    State(#[from] StateError),
+    #[error(transparent)]
+    Packing(#[from] packing::PackingError),
+    #[error("no container {0} in the packing plan")]
+    NoSuchContainer(i32),
+    #[error("topology dir {0} is not under <egret.local.dir>/topologies/")]
+    NotInCluster(PathBuf),
+    #[error("cannot wait for signals: {0}")]
+    Signals(#[source] std::io::Error),
+}
+
+/// Starts, restarts and stops the containers of one topology. The local
+/// implementation runs processes; a Kubernetes one would manage a StatefulSet.
+pub trait Scheduler {
+    /// Starts the topology master (container 0) and every container of the plan.
+    fn start(
+        &mut self,
+        plan: &PackingPlan,
+    ) -> impl Future<Output = Result<(), SchedulerError>> + Send;
+    /// Stops and starts one container again (0 is the topology master).
+    fn restart(
+        &mut self,
+        container: i32,
+    ) -> impl Future<Output = Result<(), SchedulerError>> + Send;
+    /// Stops every container and the topology master.
+    fn stop(&mut self) -> impl Future<Output = Result<(), SchedulerError>> + Send;
+}
+
+/// The scheduler that runs every container as a local child process.
+pub struct LocalProcessScheduler {
+    executable: PathBuf,
+    dir: TopologyDir,
+    policy: RestartPolicy,
+    supervisor: Option<Supervisor>,
+}
+
+impl LocalProcessScheduler {
+    pub fn new(executable: PathBuf, dir: TopologyDir, policy: RestartPolicy) -> Self {
+        Self {
+            executable,
+            dir,
+            policy,
+            supervisor: None,
+        }
+    }
+
+    /// The child of container `index`: `egret tmaster` for 0, else `egret container`.
+    pub fn container_spec(&self, index: i32) -> ChildSpec {
+        container_spec(&self.executable, &self.dir, index)
+    }
+
+    fn child_name(index: i32) -> String {
+        if index == 0 {
+            "tmaster".to_owned()
+        } else {
+            format!("container-{index}")
+        }
+    }
+}
+
+/// The child process of container `index` of the topology in `dir`.
+pub fn container_spec(executable: &Path, dir: &TopologyDir, index: i32) -> ChildSpec {
+    let dir_arg = dir.path().as_os_str().to_owned();
+    let (name, args) = if index == 0 {
+        (
+            "tmaster".to_owned(),
+            vec!["tmaster".into(), "--topology-dir".into(), dir_arg],
+        )
+    } else {
+        (
+            format!("container-{index}"),
+            vec![
+                "container".into(),
+                "--topology-dir".into(),
+                dir_arg,
+                "--index".into(),
+                index.to_string().into(),
+            ],
+        )
+    };
+    ChildSpec {
+        log_file: dir.log_file(&name),
+        name,
+        program: executable.to_owned(),
+        args,
+        env: Vec::new(),
+        cwd: Some(dir.path().to_owned()),
+    }
+}
+
+impl Scheduler for LocalProcessScheduler {
+    async fn start(&mut self, plan: &PackingPlan) -> Result<(), SchedulerError> {
+        let mut supervisor = Supervisor::new(self.policy);
+        supervisor.spawn(self.container_spec(0));
+        for container in &plan.containers {
+            supervisor.spawn(self.container_spec(container.index));
+        }
+        self.supervisor = Some(supervisor);
+        Ok(())
+    }
+
+    async fn restart(&mut self, container: i32) -> Result<(), SchedulerError> {
+        let restarted = self
+            .supervisor
+            .as_ref()
+            .is_some_and(|s| s.restart(&Self::child_name(container)));
+        if restarted {
+            Ok(())
+        } else {
+            Err(SchedulerError::NoSuchContainer(container))
+        }
+    }
+
+    async fn stop(&mut self) -> Result<(), SchedulerError> {
+        if let Some(supervisor) = self.supervisor.take() {
+            for summary in supervisor.stop().await {
+                tracing::info!(child = %summary.name, restarts = summary.restarts, "Container stopped.");
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Options of the `egret scheduler` role.
+#[derive(Debug, Clone)]
+pub struct SchedulerOptions {
+    pub topology_dir: PathBuf,
+    /// The `egret` executable the children run (`std::env::current_exe()`).
+    pub executable: PathBuf,
+}
+
+/// The cluster a topology dir belongs to: `<root>/topologies/<name>`.
+pub fn cluster_of(dir: &Path) -> Result<LocalCluster, SchedulerError> {
+    let parent = dir
+        .parent()
+        .filter(|p| p.file_name().is_some_and(|n| n == "topologies"))
+        .and_then(Path::parent)
+        .ok_or_else(|| SchedulerError::NotInCluster(dir.to_owned()))?;
+    Ok(LocalCluster::new(parent))
+}
+
+/// The `egret scheduler` role: packs, starts every container, keeps them
+/// running until SIGTERM/SIGINT, then stops them and retires the topology dir.
+///
+/// Run it on a current-thread runtime (see [`process`]).
+pub async fn run(options: SchedulerOptions) -> Result<(), SchedulerError> {
+    let dir = TopologyDir::new(&options.topology_dir);
+    let cluster = cluster_of(dir.path())?;
+    // Listen before starting anything, so a kill that races the start is not lost.
+    let signal = process::termination_signal().map_err(SchedulerError::Signals)?;
+    let topology = dir.read_topology()?;
+    let plan = packing::pack_topology(&topology)?;
+    dir.write_packing_plan(&plan)?;
+    dir.write_scheduler_pid(std::process::id())?;
+    let executors: usize = plan.containers.iter().map(|c| c.instances.len()).sum();
+    tracing::info!(topology = %topology.id, containers = plan.containers.len(), executors, "Packing plan written; starting the topology master and containers.");
+
+    let mut scheduler =
+        LocalProcessScheduler::new(options.executable, dir.clone(), RestartPolicy::default());
+    scheduler.start(&plan).await?;
+    let which = signal.await;
+    tracing::info!(topology = %topology.id, signal = which, "Stopping the topology.");
+    scheduler.stop().await?;
+    let retired = cluster.retire(&dir, &topology.id)?;
+    tracing::info!(topology = %topology.id, dir = %retired.display(), "Topology stopped; its directory was retired.");
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn container_commands_use_the_same_executable() {
+        let dir = TopologyDir::new("/x/local/topologies/wc");
+        let tm = container_spec(Path::new("/bin/egret"), &dir, 0);
+        assert_eq!(
+            tm.display_command(),
+            "/bin/egret tmaster --topology-dir /x/local/topologies/wc"
+        );
+        assert_eq!(
+            tm.log_file,
+            PathBuf::from("/x/local/topologies/wc/logs/tmaster.log")
+        );
+        let c = container_spec(Path::new("/bin/egret"), &dir, 2);
+        assert_eq!(
+            c.display_command(),
+            "/bin/egret container --topology-dir /x/local/topologies/wc --index 2"
+        );
+        assert_eq!(c.name, "container-2");
+        assert_eq!(
+            c.log_file,
+            PathBuf::from("/x/local/topologies/wc/logs/container-2.log")
+        );
+    }
+
+    #[test]
+    fn cluster_is_found_from_the_topology_dir() {
+        let cluster = cluster_of(Path::new("/x/local/topologies/wc")).unwrap();
+        assert_eq!(cluster.root(), Path::new("/x/local"));
+        assert!(cluster_of(Path::new("/x/other/wc")).is_err());
+    }
+}

@@ -1,0 +1,354 @@
+//! `egret list`, `kill`, `activate`, `deactivate`: talk to a topology's master
+//! and, for `kill`, stop its scheduler.
+//!
+//! Invariants of `kill`: once it returns `Ok`, no process of the topology is
+//! left (its scheduler has exited, escalated to SIGKILL of the scheduler's
+//! process group after [`SCHEDULER_KILL_GRACE`]) and its directory has been
+//! moved to `killed/`.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context as _, bail};
+use egret_config::{Environment, Layered};
+use egret_proto::v1::{
+    ClientRequest, ClientResponse, Empty, KillRequest, TopologyState, client_request,
+};
+use egret_state_manager::{LocalCluster, TopologyDir};
+use nix::sys::signal::{Signal, kill as send_signal};
+use nix::unistd::Pid;
+
+/// How long `kill` waits for the scheduler after SIGTERM before SIGKILL.
+pub const SCHEDULER_KILL_GRACE: Duration = Duration::from_secs(10);
+/// How long `list` waits for each topology master.
+const DESCRIBE_TIMEOUT: Duration = Duration::from_secs(3);
+/// How long `kill` waits for a just-started scheduler to write its pid.
+const SCHEDULER_PID_WAIT: Duration = Duration::from_secs(3);
+const CONTROL_TIMEOUT: Duration = Duration::from_secs(10);
+
+pub fn load_config(file: Option<&Path>, options: &[String]) -> anyhow::Result<Layered> {
+    Ok(egret_config::load(
+        &Environment::from_process(),
+        file,
+        options,
+    )?)
+}
+
+/// The local cluster named by `egret.local.dir`.
+pub fn cluster(config: &Layered) -> anyhow::Result<LocalCluster> {
+    let dir = config
+        .get_str(egret_config::LOCAL_DIR)
+        .filter(|d| !d.is_empty())
+        .with_context(|| {
+            format!(
+                "config key {} must be a directory path",
+                egret_config::LOCAL_DIR
+            )
+        })?;
+    Ok(LocalCluster::new(dir))
+}
+
+async fn request(
+    dir: &TopologyDir,
+    request: client_request::Request,
+    timeout: Duration,
+) -> anyhow::Result<ClientResponse> {
+    let response = egret_topology_master::client::request(
+        dir.path(),
+        ClientRequest {
+            request: Some(request),
+        },
+        timeout,
+    )
+    .await?;
+    Ok(response)
+}
+
+fn state_name(state: i32) -> &'static str {
+    match TopologyState::try_from(state) {
+        Ok(TopologyState::Running) => "ACTIVE",
+        Ok(TopologyState::Deactivated) => "INACTIVE",
+        Ok(TopologyState::Killed) => "KILLED",
+        _ => "UNKNOWN",
+    }
+}
+
+fn format_uptime(secs: i64) -> String {
+    let secs = secs.max(0);
+    let (d, h, m, s) = (secs / 86_400, secs / 3600 % 24, secs / 60 % 60, secs % 60);
+    if d > 0 {
+        format!("{d}d{h}h{m}m{s}s")
+    } else if h > 0 {
+        format!("{h}h{m}m{s}s")
+    } else if m > 0 {
+        format!("{m}m{s}s")
+    } else {
+        format!("{s}s")
+    }
+}
+
+/// Renders rows as a left-aligned table with a header.
+pub fn render_table(header: &[&str], rows: &[Vec<String>]) -> String {
+    let mut widths: Vec<usize> = header.iter().map(|h| h.len()).collect();
+    for row in rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.len());
+        }
+    }
+    let line = |cells: Vec<&str>| {
+        let mut out = String::new();
+        for (i, (cell, w)) in cells.iter().zip(&widths).enumerate() {
+            if i + 1 == cells.len() {
+                out.push_str(cell);
+            } else {
+                out.push_str(&format!("{cell:<w$}  "));
+            }
+        }
+        out.trim_end().to_owned()
+    };
+    let mut out = line(header.to_vec());
+    for row in rows {
+        out.push('\n');
+        out.push_str(&line(row.iter().map(String::as_str).collect()));
+    }
+    out
+}
+
+pub async fn list(config: &Layered) -> anyhow::Result<()> {
+    let cluster = cluster(config)?;
+    let names = cluster.topology_names()?;
+    let mut rows = Vec::new();
+    for name in names {
+        let Ok(dir) = cluster.topology(&name) else {
+            continue;
+        };
+        let id = dir.read_topology().map(|t| t.id).unwrap_or_default();
+        let described = request(
+            &dir,
+            client_request::Request::Describe(Empty {}),
+            DESCRIBE_TIMEOUT,
+        )
+        .await;
+        match described {
+            Ok(ClientResponse {
+                ok: true,
+                summary: Some(s),
+                ..
+            }) => rows.push(vec![
+                name,
+                if s.id.is_empty() { id } else { s.id },
+                state_name(s.state).to_owned(),
+                s.num_containers.to_string(),
+                s.num_executors.to_string(),
+                s.num_tasks.to_string(),
+                format_uptime(s.uptime_secs),
+            ]),
+            other => {
+                if let Err(e) = &other {
+                    tracing::debug!(topology = %name, error = %e, "Topology master did not answer.");
+                }
+                // Fall back on the packing plan for the sizes, when written.
+                let (c, e, t) = match dir.read_packing_plan() {
+                    Ok(plan) => {
+                        let e: usize = plan.containers.iter().map(|c| c.instances.len()).sum();
+                        let t: usize = plan
+                            .containers
+                            .iter()
+                            .flat_map(|c| &c.instances)
+                            .map(|i| i.task_ids.len())
+                            .sum();
+                        (
+                            plan.containers.len().to_string(),
+                            e.to_string(),
+                            t.to_string(),
+                        )
+                    }
+                    Err(_) => ("-".into(), "-".into(), "-".into()),
+                };
+                rows.push(vec![name, id, "UNREACHABLE".into(), c, e, t, "-".into()]);
+            }
+        }
+    }
+    if rows.is_empty() {
+        println!("No topologies running.");
+        return Ok(());
+    }
+    println!(
+        "{}",
+        render_table(
+            &[
+                "NAME",
+                "ID",
+                "STATUS",
+                "CONTAINERS",
+                "EXECUTORS",
+                "TASKS",
+                "UPTIME"
+            ],
+            &rows
+        )
+    );
+    Ok(())
+}
+
+pub async fn set_active(config: &Layered, name: &str, active: bool) -> anyhow::Result<()> {
+    let cluster = cluster(config)?;
+    let dir = cluster.topology(name)?;
+    let req = if active {
+        client_request::Request::Activate(Empty {})
+    } else {
+        client_request::Request::Deactivate(Empty {})
+    };
+    let response = request(&dir, req, CONTROL_TIMEOUT)
+        .await
+        .with_context(|| format!("cannot reach the topology master of '{name}'"))?;
+    if !response.ok {
+        bail!("topology '{name}' refused: {}", response.error);
+    }
+    Ok(())
+}
+
+fn process_exists(pid: i32) -> bool {
+    // Reap it if it is our own child (`egret local` started the scheduler),
+    // else a zombie would look alive forever.
+    let _ = nix::sys::wait::waitpid(
+        Pid::from_raw(pid),
+        Some(nix::sys::wait::WaitPidFlag::WNOHANG),
+    );
+    send_signal(Pid::from_raw(pid), None).is_ok()
+}
+
+/// The scheduler's pid. A topology submitted a moment ago may not have
+/// written it yet: wait a little for it rather than race its start.
+async fn scheduler_pid(dir: &TopologyDir) -> Option<i32> {
+    let deadline = Instant::now() + SCHEDULER_PID_WAIT;
+    loop {
+        if let Some(pid) = dir.read_scheduler_pid().ok().flatten().filter(|p| *p > 0) {
+            return Some(pid);
+        }
+        if Instant::now() >= deadline || !dir.path().join("topology.pb").exists() {
+            return None;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// `egret kill NAME -w SECS`.
+pub async fn kill(config: &Layered, name: &str, wait_secs: u32) -> anyhow::Result<()> {
+    let cluster = cluster(config)?;
+    let dir = cluster.topology(name)?;
+    kill_topology(&cluster, &dir, name, wait_secs).await
+}
+
+/// Kills the topology in `dir`: asks its master to deactivate and wait, then
+/// stops its scheduler (which stops every process and retires the dir).
+pub async fn kill_topology(
+    cluster: &LocalCluster,
+    dir: &TopologyDir,
+    name: &str,
+    wait_secs: u32,
+) -> anyhow::Result<()> {
+    let topology = dir.read_topology()?;
+    let timeout = Duration::from_secs(u64::from(wait_secs) + 10);
+    match request(
+        dir,
+        client_request::Request::Kill(KillRequest { wait_secs }),
+        timeout,
+    )
+    .await
+    {
+        Ok(r) if r.ok => {
+            tracing::debug!(topology = %name, "Topology master deactivated the topology.")
+        }
+        Ok(r) => {
+            tracing::warn!(topology = %name, error = %r.error, "Topology master refused the kill; stopping the processes anyway.")
+        }
+        Err(e) => {
+            tracing::warn!(topology = %name, error = %e, "Topology master unreachable; stopping the processes directly.")
+        }
+    }
+
+    let pid = scheduler_pid(dir).await;
+    if let Some(pid) = pid {
+        if let Err(e) = send_signal(Pid::from_raw(pid), Signal::SIGTERM)
+            && e != nix::errno::Errno::ESRCH
+        {
+            bail!("cannot signal the scheduler (pid {pid}) of '{name}': {e}");
+        }
+        let started = Instant::now();
+        let mut escalated = false;
+        loop {
+            let alive = process_exists(pid);
+            let retired = !dir.path().join("topology.pb").exists();
+            if !alive && retired {
+                break;
+            }
+            if !alive {
+                // The scheduler is gone without retiring the dir (it was killed).
+                break;
+            }
+            if !escalated && started.elapsed() >= SCHEDULER_KILL_GRACE {
+                tracing::warn!(topology = %name, pid, "Scheduler still running after SIGTERM; sending SIGKILL to its process group.");
+                let _ = nix::sys::signal::killpg(Pid::from_raw(pid), Signal::SIGKILL);
+                let _ = send_signal(Pid::from_raw(pid), Signal::SIGKILL);
+                escalated = true;
+            }
+            if escalated && started.elapsed() >= SCHEDULER_KILL_GRACE * 2 {
+                bail!("the scheduler (pid {pid}) of '{name}' did not exit");
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+    if dir.path().join("topology.pb").exists() {
+        cluster
+            .retire(dir, &topology.id)
+            .with_context(|| format!("cannot retire the directory of '{name}'"))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_aligns_columns() {
+        let t = render_table(
+            &["NAME", "ID"],
+            &[
+                vec!["wordcount".into(), "wc-1-2".into()],
+                vec!["x".into(), "x-2-3".into()],
+            ],
+        );
+        assert_eq!(t, "NAME       ID\nwordcount  wc-1-2\nx          x-2-3");
+    }
+
+    #[test]
+    fn uptime_is_human() {
+        assert_eq!(format_uptime(5), "5s");
+        assert_eq!(format_uptime(65), "1m5s");
+        assert_eq!(format_uptime(3661), "1h1m1s");
+        assert_eq!(format_uptime(90061), "1d1h1m1s");
+        assert_eq!(format_uptime(-3), "0s");
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn killing_a_topology_without_processes_retires_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let cluster = LocalCluster::new(tmp.path());
+        let dir = cluster.create_topology("wc").unwrap();
+        dir.write_topology(&egret_proto::v1::Topology {
+            name: "wc".into(),
+            id: "wc-1-1".into(),
+            ..Default::default()
+        })
+        .unwrap();
+        // A scheduler that is already gone (killed without retiring the dir).
+        let mut gone = std::process::Command::new("true").spawn().unwrap();
+        gone.wait().unwrap();
+        dir.write_scheduler_pid(gone.id()).unwrap();
+        kill_topology(&cluster, &dir, "wc", 0).await.unwrap();
+        assert!(tmp.path().join("killed/wc-1-1/topology.pb").is_file());
+        assert!(cluster.topology("wc").is_err());
+    }
+}

@@ -1,0 +1,809 @@
+//! `egret jar` and `egret local` (contracts.md, "Submission"): run the user's
+//! main() in a JVM with the shim, serve its `SubmitTopologyRequest`s on a Unix
+//! socket, and launch each accepted topology on the local cluster.
+//!
+//! Invariants:
+//! - the submitter JVM is our child (own process group, parent-death signal):
+//!   it never outlives this command; an error ends it and leaves no process;
+//! - a topology is launched only once its directory is complete (jar copied,
+//!   token created, `topology.pb` written); a failure half way removes the
+//!   directory, so a name is never left taken by a broken submission;
+//! - the scheduler of each topology is detached (new session, stdin null,
+//!   output to `logs/scheduler.log`): `egret jar` may return while it runs.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use anyhow::{Context as _, bail};
+use egret_config::{ConfigMap, Environment, Layered};
+use egret_proto::Token;
+use egret_proto::frame::{decode_message, encode_message};
+use egret_proto::handshake;
+use egret_proto::v1::{
+    ComponentKind, PeerRole, SubmitTopologyRequest, SubmitTopologyResponse, Topology,
+};
+use egret_scheduler::process::{self, set_new_session, set_parent_death_signal};
+use egret_state_manager::{LocalCluster, StateError, TopologyDir};
+use futures::{SinkExt, StreamExt};
+use serde_json::Value;
+use tokio::net::{UnixListener, UnixStream};
+use tokio::sync::Mutex;
+use tokio::task::JoinSet;
+
+use crate::SubmitArgs;
+use crate::manage;
+use crate::tail::LogTail;
+
+pub const DEFAULT_LOCAL_TTL: u64 = 20;
+/// The shim's client entry point.
+pub const SUBMITTER_MAIN: &str = "dev.egret.client.SubmitterMain";
+const AT_MOST_ONCE_NOTE: &str = "Acking is not implemented yet: every topology runs at-most-once, as Storm does with topology.acker.executors=0 (a spout's ack is called at emit).";
+
+/// Takes `-c key=value` (and, for `local`, `--local-ttl SECS`) out of the
+/// arguments after the main class, as `storm jar`/`storm local` accept them there.
+pub fn split_trailing_options(
+    mut args: SubmitArgs,
+    mut conf: Vec<String>,
+    local: bool,
+) -> anyhow::Result<(SubmitArgs, Vec<String>, Option<u64>)> {
+    let mut ttl = None;
+    let mut rest = Vec::with_capacity(args.args.len());
+    let mut it = std::mem::take(&mut args.args).into_iter();
+    while let Some(arg) = it.next() {
+        if arg == "-c" {
+            let value = it.next().context("option -c needs a value: -c key=value")?;
+            conf.push(value);
+        } else if local && arg == "--local-ttl" {
+            let value = it
+                .next()
+                .context("option --local-ttl needs a value in seconds")?;
+            ttl = Some(parse_ttl(&value)?);
+        } else if let Some(value) = arg.strip_prefix("--local-ttl=").filter(|_| local) {
+            ttl = Some(parse_ttl(value)?);
+        } else {
+            rest.push(arg);
+        }
+    }
+    args.args = rest;
+    Ok((args, conf, ttl))
+}
+
+fn parse_ttl(value: &str) -> anyhow::Result<u64> {
+    value
+        .parse()
+        .with_context(|| format!("--local-ttl must be a number of seconds, got '{value}'"))
+}
+
+/// Checks that `path` is a readable zip file (a jar).
+pub fn check_jar(path: &Path) -> anyhow::Result<()> {
+    let bytes =
+        std::fs::read(path).with_context(|| format!("cannot read the jar {}", path.display()))?;
+    let starts_like_zip = bytes.starts_with(b"PK\x03\x04") || bytes.starts_with(b"PK\x05\x06");
+    // The end-of-central-directory record sits in the last 22 + 65535 bytes.
+    let tail_start = bytes.len().saturating_sub(22 + 65_535);
+    let has_end = bytes[tail_start..].windows(4).any(|w| w == b"PK\x05\x06");
+    if !starts_like_zip || !has_end {
+        bail!("{} is not a jar (not a readable zip file)", path.display());
+    }
+    Ok(())
+}
+
+/// The `storm.options` system property: each `key=value` URL-encoded, comma-separated.
+pub fn storm_options(raw: &[String]) -> String {
+    raw.iter()
+        .map(|o| url_encode(o))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+fn url_encode(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for b in text.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'*') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// The submitter JVM's arguments (after the `java` launcher).
+pub fn submitter_args(
+    shim_jar: &Path,
+    user_jar: &Path,
+    raw_options: &[String],
+    main_class: &str,
+    main_args: &[String],
+) -> Vec<String> {
+    let mut args = vec![
+        "-cp".to_owned(),
+        format!("{}:{}", shim_jar.display(), user_jar.display()),
+        format!("-Dstorm.jar={}", user_jar.display()),
+        format!("-Dstorm.options={}", storm_options(raw_options)),
+        SUBMITTER_MAIN.to_owned(),
+        main_class.to_owned(),
+    ];
+    args.extend(main_args.iter().cloned());
+    args
+}
+
+/// Checks a submitted topology; the error names the problem.
+pub fn validate(topology: &Topology) -> Result<(), String> {
+    let name = &topology.name;
+    if name.trim().is_empty() {
+        return Err("the topology name is empty".to_owned());
+    }
+    if let Some(bad) = name
+        .chars()
+        .find(|c| matches!(c, '/' | '\\' | ':' | '\0') || c.is_control())
+    {
+        return Err(format!(
+            "topology name '{name}' contains {bad:?}, which is not allowed"
+        ));
+    }
+    if name == "." || name == ".." {
+        return Err(format!("'{name}' is not a valid topology name"));
+    }
+    let mut ids = std::collections::BTreeMap::new();
+    for c in &topology.components {
+        if c.id.is_empty() {
+            return Err(format!(
+                "topology '{name}' has a component with an empty id"
+            ));
+        }
+        if ids.insert(c.id.as_str(), c).is_some() {
+            return Err(format!(
+                "topology '{name}' has two components named '{}'",
+                c.id
+            ));
+        }
+    }
+    if !topology
+        .components
+        .iter()
+        .any(|c| c.kind == ComponentKind::Spout as i32)
+    {
+        return Err(format!("topology '{name}' has no spout"));
+    }
+    for bolt in &topology.components {
+        for input in &bolt.inputs {
+            let Some(source) = ids.get(input.component.as_str()) else {
+                return Err(format!(
+                    "bolt '{}' subscribes to unknown component '{}'",
+                    bolt.id, input.component
+                ));
+            };
+            if !source.streams.iter().any(|s| s.id == input.stream) {
+                return Err(format!(
+                    "bolt '{}' subscribes to stream '{}' of component '{}', which does not declare it",
+                    bolt.id, input.stream, input.component
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A topology launched by this command.
+#[derive(Debug, Clone)]
+pub struct Submitted {
+    pub name: String,
+    pub id: String,
+    pub dir: TopologyDir,
+    pub at: Instant,
+}
+
+/// What serving a submission needs.
+pub struct Launcher {
+    pub cluster: LocalCluster,
+    pub user_jar: PathBuf,
+    pub executable: PathBuf,
+    /// Whether to start the scheduler (tests of validation do not).
+    pub start_scheduler: bool,
+    pub submitted: Vec<Submitted>,
+}
+
+impl Launcher {
+    fn next_counter(&self) -> usize {
+        let count = |sub: &str| {
+            std::fs::read_dir(self.cluster.root().join(sub))
+                .map(|entries| entries.count())
+                .unwrap_or(0)
+        };
+        count("topologies") + count("killed") + 1
+    }
+
+    /// Validates and launches one topology; returns its id.
+    pub fn submit(&mut self, topology: Option<Topology>) -> Result<Submitted, String> {
+        let mut topology = topology.ok_or("the submission holds no topology")?;
+        validate(&topology)?;
+        let plan = egret_scheduler::packing::pack_topology(&topology).map_err(|e| e.to_string())?;
+        let secs = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or(0);
+        let id = format!("{}-{}-{}", topology.name, self.next_counter(), secs);
+        let dir = self
+            .cluster
+            .create_topology(&topology.name)
+            .map_err(|e| match e {
+                StateError::NameInUse(name) => {
+                    format!("a topology named '{name}' is already running")
+                }
+                other => other.to_string(),
+            })?;
+        topology.id = id.clone();
+        if let Err(e) = self.populate(&dir, &topology) {
+            let _ = std::fs::remove_dir_all(dir.path());
+            return Err(e);
+        }
+        let executors: usize = plan.containers.iter().map(|c| c.instances.len()).sum();
+        let tasks: usize = plan
+            .containers
+            .iter()
+            .flat_map(|c| &c.instances)
+            .map(|i| i.task_ids.len())
+            .sum();
+        println!(
+            "Submitted topology '{}' ({}): {} containers, {} executors, {} tasks. {}",
+            topology.name,
+            id,
+            plan.containers.len(),
+            executors,
+            tasks,
+            AT_MOST_ONCE_NOTE
+        );
+        let submitted = Submitted {
+            name: topology.name.clone(),
+            id,
+            dir,
+            at: Instant::now(),
+        };
+        self.submitted.push(submitted.clone());
+        Ok(submitted)
+    }
+
+    fn populate(&self, dir: &TopologyDir, topology: &Topology) -> Result<(), String> {
+        std::fs::copy(&self.user_jar, dir.jar()).map_err(|e| {
+            format!(
+                "cannot copy {} to {}: {e}",
+                self.user_jar.display(),
+                dir.jar().display()
+            )
+        })?;
+        dir.create_token().map_err(|e| e.to_string())?;
+        dir.write_topology(topology).map_err(|e| e.to_string())?;
+        if self.start_scheduler {
+            spawn_scheduler(&self.executable, dir)
+                .map_err(|e| format!("cannot start the scheduler of '{}': {e:#}", topology.name))?;
+        }
+        Ok(())
+    }
+}
+
+/// Starts `egret scheduler --topology-dir D` detached from this command.
+fn spawn_scheduler(executable: &Path, dir: &TopologyDir) -> anyhow::Result<()> {
+    let (out, err) = process::open_log(&dir.log_file("scheduler"))?;
+    let mut cmd = std::process::Command::new(executable);
+    cmd.arg("scheduler")
+        .arg("--topology-dir")
+        .arg(dir.path())
+        .current_dir(dir.path())
+        .stdin(Stdio::null())
+        .stdout(out)
+        .stderr(err);
+    set_new_session(&mut cmd);
+    // The child is not waited for: it outlives `egret jar`. `kill` reaps it
+    // when it is ours (`egret local`).
+    let child = cmd.spawn()?;
+    tracing::debug!(pid = child.id(), dir = %dir.path().display(), "Scheduler started.");
+    Ok(())
+}
+
+async fn serve_connection(
+    stream: UnixStream,
+    token: Token,
+    max_frame: usize,
+    launcher: Arc<Mutex<Launcher>>,
+) {
+    let mut framed =
+        match handshake::accept(stream, &token, &[PeerRole::Submitter], max_frame).await {
+            Ok((_, framed)) => framed,
+            Err(e) => {
+                tracing::warn!(error = %e, "Refused a connection on the submission socket.");
+                return;
+            }
+        };
+    while let Some(frame) = framed.next().await {
+        let response = match frame.map_err(|e| e.to_string()).and_then(|body| {
+            decode_message::<SubmitTopologyRequest>(body).map_err(|e| e.to_string())
+        }) {
+            Ok(request) => match launcher.lock().await.submit(request.topology) {
+                Ok(s) => SubmitTopologyResponse {
+                    ok: true,
+                    error: String::new(),
+                    topology_id: s.id,
+                },
+                Err(error) => {
+                    tracing::warn!(%error, "Refused a topology.");
+                    SubmitTopologyResponse {
+                        ok: false,
+                        error,
+                        topology_id: String::new(),
+                    }
+                }
+            },
+            Err(e) => {
+                tracing::warn!(error = %e, "Bad frame on the submission socket; closing it.");
+                return;
+            }
+        };
+        if let Err(e) = framed.send(encode_message(&response)).await {
+            tracing::warn!(error = %e, "Could not answer the submitter.");
+            return;
+        }
+    }
+}
+
+/// What running main() produced.
+struct MainOutcome {
+    launcher: Launcher,
+    /// Why main() failed (the command's error), if it did.
+    failure: Option<anyhow::Error>,
+    interrupted: bool,
+}
+
+fn frame_cap(config: &ConfigMap) -> usize {
+    egret_config::get_positive_int(
+        config,
+        egret_config::FRAME_MAX_BYTES,
+        egret_config::DEFAULT_FRAME_MAX_BYTES,
+    )
+    .ok()
+    .and_then(|n| usize::try_from(n).ok())
+    .unwrap_or(egret_proto::frame::DEFAULT_MAX_FRAME_BYTES)
+}
+
+async fn run_main(config: &Layered, args: &SubmitArgs) -> anyhow::Result<MainOutcome> {
+    let executable =
+        std::env::current_exe().context("cannot find the path of the egret executable")?;
+    let shim =
+        egret_config::resolve_shim_jar(&config.merged, &executable).map_err(anyhow::Error::msg)?;
+    let shim = std::fs::canonicalize(&shim).unwrap_or(shim);
+    if !args.jar.exists() {
+        bail!("the jar {} does not exist", args.jar.display());
+    }
+    let user_jar = std::fs::canonicalize(&args.jar)
+        .with_context(|| format!("cannot read the jar {}", args.jar.display()))?;
+    check_jar(&user_jar)?;
+    let cluster = manage::cluster(config)?;
+    std::fs::create_dir_all(cluster.root()).with_context(|| {
+        format!(
+            "cannot create the local cluster directory {}",
+            cluster.root().display()
+        )
+    })?;
+
+    // What the JVM merges under the Config main() builds: defaults and the file,
+    // with the shim jar resolved so every instance uses the same one.
+    let mut cluster_config = config.cluster.clone();
+    cluster_config.insert(
+        egret_config::SHIM_JAR.into(),
+        Value::String(shim.to_string_lossy().into_owned()),
+    );
+    let java = config
+        .get_str(egret_config::JAVA)
+        .filter(|j| !j.trim().is_empty())
+        .unwrap_or("java")
+        .to_owned();
+
+    let socket_dir = tempfile::Builder::new()
+        .prefix("egret-submit-")
+        .tempdir_in("/tmp")
+        .context("cannot create a temporary directory for the submission socket")?;
+    let socket = socket_dir.path().join("submit.sock");
+    let listener = UnixListener::bind(&socket)
+        .with_context(|| format!("cannot listen on {}", socket.display()))?;
+    let token = Token::new(rand::random::<[u8; 32]>().to_vec());
+
+    let mut cmd = std::process::Command::new(&java);
+    cmd.args(submitter_args(
+        &shim,
+        &user_jar,
+        &config.raw_options,
+        &args.main_class,
+        &args.args,
+    ))
+    .env("EGRET_SUBMIT_SOCKET", &socket)
+    .env("EGRET_SUBMIT_TOKEN", token.to_hex())
+    .env(
+        "EGRET_CLUSTER_CONFIG",
+        Value::Object(cluster_config).to_string(),
+    )
+    .stdin(Stdio::null());
+    {
+        use std::os::unix::process::CommandExt;
+        cmd.process_group(0);
+    }
+    set_parent_death_signal(&mut cmd);
+    let mut jvm = tokio::process::Command::from(cmd)
+        .kill_on_drop(true)
+        .spawn()
+        .with_context(|| format!("cannot start the JVM '{java}'"))?;
+
+    let launcher = Arc::new(Mutex::new(Launcher {
+        cluster,
+        user_jar,
+        executable,
+        start_scheduler: true,
+        submitted: Vec::new(),
+    }));
+    let max_frame = frame_cap(&config.merged);
+    let mut connections = JoinSet::new();
+    let mut interrupted = false;
+    let mut stop =
+        std::pin::pin!(process::termination_signal().context("cannot wait for signals")?);
+    let status = loop {
+        tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => {
+                    connections.spawn(serve_connection(stream, token.clone(), max_frame, launcher.clone()));
+                }
+                Err(e) => tracing::warn!(error = %e, "Could not accept on the submission socket."),
+            },
+            status = jvm.wait() => break Some(status.context("cannot wait for the JVM")?),
+            _ = &mut stop => {
+                interrupted = true;
+                let _ = process::terminate(&mut jvm, process::STOP_GRACE).await;
+                break None;
+            }
+            Some(_) = connections.join_next(), if !connections.is_empty() => {}
+        }
+    };
+    // The JVM is gone: its connections see EOF; let them finish their last answer.
+    let _ = tokio::time::timeout(Duration::from_secs(5), async {
+        while connections.join_next().await.is_some() {}
+    })
+    .await;
+    connections.abort_all();
+    drop(listener);
+
+    let launcher = Arc::try_unwrap(launcher)
+        .map_err(|_| anyhow::anyhow!("submission connections still running"))?
+        .into_inner();
+    let failure = match status {
+        None => Some(anyhow::anyhow!("interrupted")),
+        Some(status) => match status.code() {
+            Some(0) if launcher.submitted.is_empty() => Some(anyhow::anyhow!(
+                "main class {} returned without submitting a topology",
+                args.main_class
+            )),
+            Some(0) => None,
+            Some(2) => Some(anyhow::anyhow!(
+                "main class {} not found in {}",
+                args.main_class,
+                args.jar.display()
+            )),
+            Some(code) => Some(anyhow::anyhow!(
+                "main class {} failed (exit code {code})",
+                args.main_class
+            )),
+            None => Some(anyhow::anyhow!(
+                "main class {} failed ({status})",
+                args.main_class
+            )),
+        },
+    };
+    Ok(MainOutcome {
+        launcher,
+        failure,
+        interrupted,
+    })
+}
+
+fn load(config_file: Option<PathBuf>, conf: &[String]) -> anyhow::Result<Layered> {
+    Ok(egret_config::load(
+        &Environment::from_process(),
+        config_file.as_deref(),
+        conf,
+    )?)
+}
+
+/// `egret jar`.
+pub async fn jar(
+    config_file: Option<PathBuf>,
+    conf: Vec<String>,
+    args: SubmitArgs,
+) -> anyhow::Result<()> {
+    let config = load(config_file, &conf)?;
+    let outcome = run_main(&config, &args).await?;
+    match outcome.failure {
+        Some(e) => {
+            for s in &outcome.launcher.submitted {
+                eprintln!(
+                    "Topology '{}' ({}) was submitted before the failure and keeps running.",
+                    s.name, s.id
+                );
+            }
+            Err(e)
+        }
+        None => Ok(()),
+    }
+}
+
+async fn kill_all(launcher: &Launcher) {
+    for s in &launcher.submitted {
+        if !s.dir.path().join("topology.pb").exists() {
+            continue;
+        }
+        match manage::kill_topology(&launcher.cluster, &s.dir, &s.name, 0).await {
+            Ok(()) => eprintln!("Killed topology '{}' ({}).", s.name, s.id),
+            Err(e) => eprintln!("error: cannot kill topology '{}': {e:#}", s.name),
+        }
+    }
+}
+
+/// `egret local`.
+pub async fn local(
+    config_file: Option<PathBuf>,
+    conf: Vec<String>,
+    args: SubmitArgs,
+    ttl_secs: u64,
+) -> anyhow::Result<()> {
+    let config = load(config_file, &conf)?;
+    let outcome = run_main(&config, &args).await?;
+    let launcher = outcome.launcher;
+    if let Some(e) = outcome.failure {
+        kill_all(&launcher).await;
+        return Err(e);
+    }
+    let _ = outcome.interrupted;
+    let last = launcher
+        .submitted
+        .iter()
+        .map(|s| s.at)
+        .max()
+        .unwrap_or_else(Instant::now);
+    let deadline = tokio::time::Instant::from_std(last + Duration::from_secs(ttl_secs));
+    let mut tail = LogTail::new();
+    for s in &launcher.submitted {
+        tail.add_dir(s.dir.logs_dir());
+    }
+    let mut stop =
+        std::pin::pin!(process::termination_signal().context("cannot wait for signals")?);
+    let mut tick = tokio::time::interval(Duration::from_millis(200));
+    loop {
+        tokio::select! {
+            _ = tick.tick() => {
+                let mut out = std::io::stdout().lock();
+                if let Err(e) = tail.poll(&mut out) {
+                    tracing::debug!(error = %e, "Could not write the logs to stdout.");
+                }
+            }
+            _ = tokio::time::sleep_until(deadline) => break,
+            _ = &mut stop => break,
+        }
+    }
+    let _ = tail.finish(&mut std::io::stdout().lock());
+    kill_all(&launcher).await;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use egret_proto::v1::{Component, Grouping, InputDef, StreamDef, grouping};
+
+    fn spout(id: &str) -> Component {
+        Component {
+            id: id.into(),
+            kind: ComponentKind::Spout as i32,
+            parallelism: 1,
+            num_tasks: 1,
+            streams: vec![StreamDef {
+                id: "default".into(),
+                fields: vec!["word".into()],
+                direct: false,
+            }],
+            ..Default::default()
+        }
+    }
+
+    fn bolt(id: &str, from: &str, stream: &str) -> Component {
+        Component {
+            id: id.into(),
+            kind: ComponentKind::Bolt as i32,
+            parallelism: 1,
+            num_tasks: 1,
+            inputs: vec![InputDef {
+                component: from.into(),
+                stream: stream.into(),
+                grouping: Some(Grouping {
+                    kind: Some(grouping::Kind::Shuffle(Default::default())),
+                }),
+            }],
+            ..Default::default()
+        }
+    }
+
+    fn topology(name: &str, components: Vec<Component>) -> Topology {
+        Topology {
+            name: name.into(),
+            config_json: "{}".into(),
+            components,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn validation_names_the_problem() {
+        assert!(validate(&topology("ok", vec![spout("s"), bolt("b", "s", "default")])).is_ok());
+        let err = validate(&topology(
+            "t",
+            vec![spout("s"), bolt("b", "nope", "default")],
+        ))
+        .unwrap_err();
+        assert!(
+            err.contains("'b'") && err.contains("unknown component 'nope'"),
+            "{err}"
+        );
+        let err = validate(&topology("t", vec![spout("s"), bolt("b", "s", "other")])).unwrap_err();
+        assert!(
+            err.contains("'b'") && err.contains("'other'") && err.contains("'s'"),
+            "{err}"
+        );
+        let err = validate(&topology("t", vec![bolt("b", "b", "default")])).unwrap_err();
+        assert!(err.contains("no spout"), "{err}");
+        assert!(
+            validate(&topology("", vec![spout("s")]))
+                .unwrap_err()
+                .contains("empty")
+        );
+        assert!(validate(&topology("a/b", vec![spout("s")])).is_err());
+        assert!(
+            validate(&topology("t", vec![spout("s"), spout("s")]))
+                .unwrap_err()
+                .contains("two components")
+        );
+    }
+
+    fn launcher(root: &Path, jar: &Path) -> Launcher {
+        Launcher {
+            cluster: LocalCluster::new(root),
+            user_jar: jar.to_owned(),
+            executable: PathBuf::from("/nonexistent/egret"),
+            start_scheduler: false,
+            submitted: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn submission_creates_the_topology_dir_and_refuses_a_name_in_use() {
+        let tmp = tempfile::tempdir().unwrap();
+        let jar = tmp.path().join("app.jar");
+        std::fs::write(&jar, b"PK\x05\x06jar").unwrap();
+        let mut l = launcher(&tmp.path().join("local"), &jar);
+        let s = l
+            .submit(Some(topology(
+                "wc",
+                vec![spout("s"), bolt("b", "s", "default")],
+            )))
+            .unwrap();
+        assert!(s.id.starts_with("wc-1-"), "{}", s.id);
+        let dir = l.cluster.topology("wc").unwrap();
+        assert_eq!(dir.read_topology().unwrap().id, s.id);
+        assert!(dir.jar().is_file());
+        assert!(dir.read_token().is_ok());
+        let err = l
+            .submit(Some(topology("wc", vec![spout("s")])))
+            .unwrap_err();
+        assert!(
+            err.contains("'wc'") && err.contains("already running"),
+            "{err}"
+        );
+        // The refused submission did not disturb the running one.
+        assert_eq!(
+            l.cluster
+                .topology("wc")
+                .unwrap()
+                .read_topology()
+                .unwrap()
+                .id,
+            s.id
+        );
+        let s2 = l.submit(Some(topology("other", vec![spout("s")]))).unwrap();
+        assert!(s2.id.starts_with("other-2-"), "{}", s2.id);
+        let err = l
+            .submit(Some(topology(
+                "bad",
+                vec![spout("s"), bolt("b", "x", "default")],
+            )))
+            .unwrap_err();
+        assert!(err.contains("unknown component 'x'"), "{err}");
+        assert!(l.cluster.topology("bad").is_err());
+        assert!(l.submit(None).is_err());
+    }
+
+    #[test]
+    fn failed_population_frees_the_name() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut l = launcher(&tmp.path().join("local"), &tmp.path().join("missing.jar"));
+        let err = l
+            .submit(Some(topology("wc", vec![spout("s")])))
+            .unwrap_err();
+        assert!(err.contains("missing.jar"), "{err}");
+        assert!(!tmp.path().join("local/topologies/wc").exists());
+    }
+
+    #[test]
+    fn submitter_command_line_follows_the_contract() {
+        let args = submitter_args(
+            Path::new("/s/egret-shim.jar"),
+            Path::new("/u/app.jar"),
+            &["topology.workers=2".into(), "x=a,b c".into()],
+            "com.acme.Main",
+            &["arg1".into(), "-x".into()],
+        );
+        assert_eq!(
+            args,
+            vec![
+                "-cp",
+                "/s/egret-shim.jar:/u/app.jar",
+                "-Dstorm.jar=/u/app.jar",
+                "-Dstorm.options=topology.workers%3D2,x%3Da%2Cb%20c",
+                "dev.egret.client.SubmitterMain",
+                "com.acme.Main",
+                "arg1",
+                "-x"
+            ]
+        );
+    }
+
+    #[test]
+    fn trailing_config_options_and_ttl_are_taken_out() {
+        let args = SubmitArgs {
+            jar: "a.jar".into(),
+            main_class: "M".into(),
+            args: vec![
+                "x".into(),
+                "-c".into(),
+                "k=v".into(),
+                "--local-ttl".into(),
+                "7".into(),
+                "y".into(),
+            ],
+        };
+        let (rest, conf, ttl) =
+            split_trailing_options(args.clone(), vec!["a=1".into()], true).unwrap();
+        assert_eq!(rest.args, vec!["x", "y"]);
+        assert_eq!(conf, vec!["a=1", "k=v"]);
+        assert_eq!(ttl, Some(7));
+        let (rest, _, ttl) = split_trailing_options(args, vec![], false).unwrap();
+        assert_eq!(rest.args, vec!["x", "--local-ttl", "7", "y"]);
+        assert_eq!(ttl, None);
+    }
+
+    #[test]
+    fn jar_check_accepts_zips_only() {
+        let tmp = tempfile::tempdir().unwrap();
+        let good = tmp.path().join("g.jar");
+        std::fs::write(
+            &good,
+            b"PK\x03\x04....PK\x05\x06\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0",
+        )
+        .unwrap();
+        assert!(check_jar(&good).is_ok());
+        let bad = tmp.path().join("b.jar");
+        std::fs::write(&bad, b"hello").unwrap();
+        assert!(
+            check_jar(&bad)
+                .unwrap_err()
+                .to_string()
+                .contains("not a jar")
+        );
+        assert!(check_jar(&tmp.path().join("none.jar")).is_err());
+    }
+}

@@ -1,0 +1,416 @@
+//! The packing plan: which executor (instance) of which component runs in which
+//! container, with which task ids and heap (contracts.md, "Packing and task ids").
+//!
+//! Invariants:
+//! - task ids are Storm's: components sorted by id (byte order), numbered from 1
+//!   consecutively, `num_tasks` each;
+//! - a component's T tasks are split over its E executors as Storm's
+//!   `partitionFixed` does: the first `T % E` executors get `T/E + 1` tasks, the
+//!   rest `T/E`, in ascending task order; a component never gets more executors
+//!   than tasks (Storm drops the empty ones);
+//! - executors are dealt round-robin over containers `1..=workers` (all
+//!   executors in component order, then executor order); a container that would
+//!   get no executor is not created (as Storm uses no slot it has nothing for);
+//! - heap: the component's `memory_load_mb` when > 0, else the topology default,
+//!   never below [`MIN_HEAP_MB`].
+//!
+//! ```
+//! use egret_proto::v1::{Component, ComponentKind, Topology};
+//! use egret_scheduler::packing::{pack, PackingOptions};
+//!
+//! let component = |id: &str, parallelism, num_tasks| Component {
+//!     id: id.into(),
+//!     kind: ComponentKind::Bolt as i32,
+//!     parallelism,
+//!     num_tasks,
+//!     ..Default::default()
+//! };
+//! let topology = Topology {
+//!     id: "t-1-1".into(),
+//!     components: vec![component("count", 2, 4), component("words", 1, 1)],
+//!     ..Default::default()
+//! };
+//! let plan = pack(&topology, &PackingOptions { workers: 2, default_heap_mb: 128 }).unwrap();
+//! assert_eq!(plan.containers.len(), 2);
+//! assert_eq!(plan.containers[0].instances[0].task_ids, vec![1, 2]); // count-0
+//! assert_eq!(plan.containers[1].instances[0].task_ids, vec![3, 4]); // count-1
+//! assert_eq!(plan.containers[0].instances[1].instance_id, "words-0");
+//! assert_eq!(plan.containers[0].instances[1].task_ids, vec![5]);
+//! ```
+
+use egret_config::ConfigMap;
+use egret_proto::v1::{ContainerPlan, InstancePlan, PackingPlan, Topology};
+
+/// The smallest heap an instance JVM gets, whatever a component asks for.
+pub const MIN_HEAP_MB: i64 = 64;
+
+#[derive(Debug, thiserror::Error)]
+pub enum PackingError {
+    #[error("invalid topology config: {0}")]
+    Config(String),
+    #[error("component '{component}' has {what} {value}; it must be positive")]
+    NotPositive {
+        component: String,
+        what: &'static str,
+        value: i32,
+    },
+    #[error("the topology has no component")]
+    Empty,
+}
+
+/// The settings packing depends on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PackingOptions {
+    /// `topology.workers`: the number of containers (at most).
+    pub workers: i64,
+    /// `topology.component.resources.onheap.memory.mb`.
+    pub default_heap_mb: i64,
+}
+
+impl PackingOptions {
+    /// Reads the options from a topology's merged config.
+    pub fn from_config(config: &ConfigMap) -> Result<Self, PackingError> {
+        let workers = egret_config::get_positive_int(
+            config,
+            egret_config::TOPOLOGY_WORKERS,
+            egret_config::DEFAULT_WORKERS,
+        )
+        .map_err(PackingError::Config)?;
+        let default_heap_mb = egret_config::get_positive_int(
+            config,
+            egret_config::TOPOLOGY_ONHEAP_MB,
+            egret_config::DEFAULT_ONHEAP_MB,
+        )
+        .map_err(PackingError::Config)?;
+        Ok(Self {
+            workers,
+            default_heap_mb,
+        })
+    }
+}
+
+/// Splits `tasks` (ascending) over `executors` as Storm does: the first
+/// `T % E` executors get one task more. Never yields an empty executor.
+pub fn split_tasks(tasks: &[i32], executors: usize) -> Vec<Vec<i32>> {
+    let executors = executors.min(tasks.len());
+    if executors == 0 {
+        return Vec::new();
+    }
+    let base = tasks.len() / executors;
+    let bigger = tasks.len() % executors;
+    let mut out = Vec::with_capacity(executors);
+    let mut rest = tasks;
+    for i in 0..executors {
+        let n = if i < bigger { base + 1 } else { base };
+        let (head, tail) = rest.split_at(n);
+        out.push(head.to_vec());
+        rest = tail;
+    }
+    out
+}
+
+/// The heap of an instance of a component asking for `memory_load_mb`.
+pub fn heap_mb(memory_load_mb: f64, default_heap_mb: i64) -> i64 {
+    let asked = if memory_load_mb.is_finite() && memory_load_mb > 0.0 {
+        memory_load_mb.ceil() as i64
+    } else {
+        default_heap_mb
+    };
+    asked.max(MIN_HEAP_MB)
+}
+
+/// Computes the packing plan of a topology.
+pub fn pack(topology: &Topology, options: &PackingOptions) -> Result<PackingPlan, PackingError> {
+    if topology.components.is_empty() {
+        return Err(PackingError::Empty);
+    }
+    let mut components: Vec<_> = topology.components.iter().collect();
+    // Byte order of the id, as Storm sorts component ids (Java String order is
+    // UTF-16, identical to byte order for the ASCII ids everyone uses).
+    components.sort_by(|a, b| a.id.as_bytes().cmp(b.id.as_bytes()));
+
+    let mut executors = Vec::new();
+    let mut next_task = 1;
+    for component in components {
+        let parallelism = match component.parallelism {
+            0 => 1,
+            p if p < 0 => {
+                return Err(PackingError::NotPositive {
+                    component: component.id.clone(),
+                    what: "parallelism",
+                    value: p,
+                });
+            }
+            p => p,
+        };
+        // 0 means unset: the proto's default is the parallelism.
+        let num_tasks = match component.num_tasks {
+            0 => parallelism,
+            n if n < 0 => {
+                return Err(PackingError::NotPositive {
+                    component: component.id.clone(),
+                    what: "num_tasks",
+                    value: n,
+                });
+            }
+            n => n,
+        };
+        let tasks: Vec<i32> = (next_task..next_task + num_tasks).collect();
+        next_task += num_tasks;
+        let heap = heap_mb(component.memory_load_mb, options.default_heap_mb);
+        for (index, task_ids) in split_tasks(&tasks, parallelism as usize)
+            .into_iter()
+            .enumerate()
+        {
+            executors.push(InstancePlan {
+                instance_id: format!("{}-{}", component.id, index),
+                component: component.id.clone(),
+                executor_index: index as i32,
+                task_ids,
+                heap_mb: heap,
+            });
+        }
+    }
+
+    let workers = usize::try_from(options.workers.max(1))
+        .unwrap_or(usize::MAX)
+        .min(executors.len().max(1));
+    let mut containers: Vec<ContainerPlan> = (1..=workers)
+        .map(|index| ContainerPlan {
+            index: index as i32,
+            instances: Vec::new(),
+        })
+        .collect();
+    for (k, executor) in executors.into_iter().enumerate() {
+        containers[k % workers].instances.push(executor);
+    }
+    Ok(PackingPlan {
+        topology_id: topology.id.clone(),
+        containers,
+    })
+}
+
+/// Packs a topology with the options of its own `config_json`.
+pub fn pack_topology(topology: &Topology) -> Result<PackingPlan, PackingError> {
+    let config: ConfigMap = if topology.config_json.trim().is_empty() {
+        ConfigMap::new()
+    } else {
+        serde_json::from_str(&topology.config_json)
+            .map_err(|e| PackingError::Config(format!("config_json is not a JSON object: {e}")))?
+    };
+    pack(topology, &PackingOptions::from_config(&config)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use egret_proto::v1::{Component, ComponentKind};
+
+    fn component(id: &str, parallelism: i32, num_tasks: i32) -> Component {
+        Component {
+            id: id.into(),
+            kind: ComponentKind::Bolt as i32,
+            parallelism,
+            num_tasks,
+            ..Default::default()
+        }
+    }
+
+    fn opts(workers: i64) -> PackingOptions {
+        PackingOptions {
+            workers,
+            default_heap_mb: 128,
+        }
+    }
+
+    type Layout = Vec<(i32, Vec<(String, Vec<i32>)>)>;
+
+    fn summary(plan: &PackingPlan) -> Layout {
+        plan.containers
+            .iter()
+            .map(|c| {
+                (
+                    c.index,
+                    c.instances
+                        .iter()
+                        .map(|i| (i.instance_id.clone(), i.task_ids.clone()))
+                        .collect(),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn exclamation_topology_over_three_workers() {
+        // Declared out of order on purpose: packing sorts by id.
+        let topology = Topology {
+            id: "ex-1-1".into(),
+            components: vec![
+                component("word", 10, 10),
+                component("exclaim2", 2, 2),
+                component("exclaim1", 3, 3),
+            ],
+            ..Default::default()
+        };
+        let plan = pack(&topology, &opts(3)).unwrap();
+        assert_eq!(plan.topology_id, "ex-1-1");
+        // exclaim1: tasks 1..=3, exclaim2: 4..=5, word: 6..=15. Global executor
+        // order: exclaim1-0..2, exclaim2-0..1, word-0..9; k-th goes to k%3+1.
+        let s = |id: &str, t: i32| (id.to_string(), vec![t]);
+        assert_eq!(
+            summary(&plan),
+            vec![
+                (
+                    1,
+                    vec![
+                        s("exclaim1-0", 1),
+                        s("exclaim2-0", 4),
+                        s("word-1", 7),
+                        s("word-4", 10),
+                        s("word-7", 13)
+                    ]
+                ),
+                (
+                    2,
+                    vec![
+                        s("exclaim1-1", 2),
+                        s("exclaim2-1", 5),
+                        s("word-2", 8),
+                        s("word-5", 11),
+                        s("word-8", 14)
+                    ]
+                ),
+                (
+                    3,
+                    vec![
+                        s("exclaim1-2", 3),
+                        s("word-0", 6),
+                        s("word-3", 9),
+                        s("word-6", 12),
+                        s("word-9", 15)
+                    ]
+                ),
+            ]
+        );
+        let total: usize = plan.containers.iter().map(|c| c.instances.len()).sum();
+        assert_eq!(total, 15);
+    }
+
+    #[test]
+    fn set_num_tasks_four_over_two_executors() {
+        let topology = Topology {
+            components: vec![component("c", 2, 4)],
+            ..Default::default()
+        };
+        let plan = pack(&topology, &opts(1)).unwrap();
+        let inst = &plan.containers[0].instances;
+        assert_eq!(inst[0].task_ids, vec![1, 2]);
+        assert_eq!(inst[1].task_ids, vec![3, 4]);
+        assert_eq!(inst[1].executor_index, 1);
+        assert_eq!(inst[1].component, "c");
+    }
+
+    #[test]
+    fn five_tasks_over_two_executors_gives_three_then_two() {
+        assert_eq!(
+            split_tasks(&[3, 4, 5, 6, 7], 2),
+            vec![vec![3, 4, 5], vec![6, 7]]
+        );
+        assert_eq!(
+            split_tasks(&[1, 2, 3, 4, 5, 6, 7], 3),
+            vec![vec![1, 2, 3], vec![4, 5], vec![6, 7]]
+        );
+        // More executors than tasks: no empty executor.
+        assert_eq!(split_tasks(&[1, 2], 4), vec![vec![1], vec![2]]);
+        assert!(split_tasks(&[], 3).is_empty());
+    }
+
+    #[test]
+    fn heap_rule() {
+        assert_eq!(heap_mb(0.0, 128), 128);
+        assert_eq!(heap_mb(512.0, 128), 512);
+        assert_eq!(heap_mb(200.5, 128), 201);
+        assert_eq!(heap_mb(10.0, 128), MIN_HEAP_MB);
+        assert_eq!(heap_mb(0.0, 32), MIN_HEAP_MB);
+        assert_eq!(heap_mb(f64::NAN, 256), 256);
+        let mut c = component("a", 1, 1);
+        c.memory_load_mb = 300.0;
+        let topology = Topology {
+            components: vec![c, component("b", 1, 1)],
+            ..Default::default()
+        };
+        let plan = pack(
+            &topology,
+            &PackingOptions {
+                workers: 1,
+                default_heap_mb: 100,
+            },
+        )
+        .unwrap();
+        let heaps: Vec<i64> = plan.containers[0]
+            .instances
+            .iter()
+            .map(|i| i.heap_mb)
+            .collect();
+        assert_eq!(heaps, vec![300, 100]);
+    }
+
+    #[test]
+    fn more_workers_than_executors_creates_only_used_containers() {
+        let topology = Topology {
+            components: vec![component("a", 1, 1), component("b", 1, 1)],
+            ..Default::default()
+        };
+        let plan = pack(&topology, &opts(5)).unwrap();
+        assert_eq!(plan.containers.len(), 2);
+        assert_eq!(plan.containers[1].index, 2);
+    }
+
+    #[test]
+    fn unset_tasks_default_to_parallelism_and_bad_values_fail() {
+        let topology = Topology {
+            components: vec![component("a", 3, 0)],
+            ..Default::default()
+        };
+        let plan = pack(&topology, &opts(1)).unwrap();
+        assert_eq!(plan.containers[0].instances.len(), 3);
+        let bad = Topology {
+            components: vec![component("a", -1, 0)],
+            ..Default::default()
+        };
+        assert!(
+            pack(&bad, &opts(1))
+                .unwrap_err()
+                .to_string()
+                .contains("'a'")
+        );
+        assert!(matches!(
+            pack(&Topology::default(), &opts(1)),
+            Err(PackingError::Empty)
+        ));
+    }
+
+    #[test]
+    fn options_come_from_the_topology_config() {
+        let topology = Topology {
+            config_json:
+                r#"{"topology.workers": 2, "topology.component.resources.onheap.memory.mb": 256}"#
+                    .into(),
+            components: vec![component("a", 4, 4)],
+            ..Default::default()
+        };
+        let plan = pack_topology(&topology).unwrap();
+        assert_eq!(plan.containers.len(), 2);
+        assert_eq!(plan.containers[0].instances[0].heap_mb, 256);
+        let bad = Topology {
+            config_json: r#"{"topology.workers": "many"}"#.into(),
+            ..topology
+        };
+        assert!(
+            pack_topology(&bad)
+                .unwrap_err()
+                .to_string()
+                .contains("topology.workers")
+        );
+    }
+}

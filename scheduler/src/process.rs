@@ -1,0 +1,467 @@
+//! Local child processes: how every egret parent (scheduler, container
+//! supervisor, `egret jar`) starts, watches, restarts and stops its children.
+//!
+//! Invariants (contracts.md, "Processes"):
+//! - every supervised child runs in its own process group (its pgid is its pid)
+//!   with `PR_SET_PDEATHSIG=SIGKILL`, so nothing outlives its parent;
+//! - the parent-death signal fires when the *thread* that forked the child
+//!   exits, so supervisors must spawn from a thread that lives as long as the
+//!   process: run them on a current-thread runtime on the main thread;
+//! - a child's stdout and stderr are appended to its log file; stdin is null;
+//! - a child that exits while its supervisor is not stopping is restarted after
+//!   a backoff (doubling from [`RestartPolicy::initial_backoff`], reset when the
+//!   child had run for [`RestartPolicy::stable_after`]); every restart is logged
+//!   and counted;
+//! - stopping sends SIGTERM to the child's process group, SIGKILL after the
+//!   grace period, and always reaps the child.
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::fs::OpenOptions;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::{Signal, killpg};
+use nix::unistd::Pid;
+use tokio::process::{Child, Command};
+use tokio::sync::{mpsc, watch};
+use tokio::task::JoinHandle;
+
+/// How long a stopped child gets between SIGTERM and SIGKILL.
+pub const STOP_GRACE: Duration = Duration::from_secs(5);
+
+/// What to run, and where its output goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChildSpec {
+    /// Unique among a supervisor's children, e.g. `container-1`, `word-0`.
+    pub name: String,
+    pub program: PathBuf,
+    pub args: Vec<OsString>,
+    /// Added to the inherited environment.
+    pub env: Vec<(String, String)>,
+    pub cwd: Option<PathBuf>,
+    /// stdout and stderr are appended here.
+    pub log_file: PathBuf,
+}
+
+impl ChildSpec {
+    /// The command line as text, for logs.
+    pub fn display_command(&self) -> String {
+        std::iter::once(self.program.as_os_str())
+            .chain(self.args.iter().map(OsString::as_os_str))
+            .map(|s| s.to_string_lossy().into_owned())
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+/// Opens (creating, appending) a log file for a child's stdout and stderr.
+pub fn open_log(path: &Path) -> io::Result<(Stdio, Stdio)> {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    let file = OpenOptions::new().create(true).append(true).open(path)?;
+    let err = file.try_clone()?;
+    Ok((Stdio::from(file), Stdio::from(err)))
+}
+
+/// Makes the child die with SIGKILL when the thread that forks it exits.
+#[allow(unsafe_code)]
+pub fn set_parent_death_signal(cmd: &mut std::process::Command) {
+    use std::os::unix::process::CommandExt;
+    let parent = nix::unistd::getpid();
+    // SAFETY: the closure runs in the forked child between fork and exec; it
+    // calls only prctl(2) and getppid(2), which are async-signal-safe, and
+    // neither allocates nor takes locks (the error is built from a raw errno).
+    unsafe {
+        cmd.pre_exec(move || {
+            nix::sys::prctl::set_pdeathsig(Some(Signal::SIGKILL))
+                .map_err(|e| io::Error::from_raw_os_error(e as i32))?;
+            // The parent died between fork and prctl: the signal will never come.
+            if nix::unistd::getppid() != parent {
+                return Err(io::Error::from_raw_os_error(nix::libc::ESRCH));
+            }
+            Ok(())
+        });
+    }
+}
+
+/// Starts the child in a new session (detached from the caller's terminal and
+/// process group), so that it outlives the caller.
+#[allow(unsafe_code)]
+pub fn set_new_session(cmd: &mut std::process::Command) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: runs in the forked child before exec; setsid(2) is
+    // async-signal-safe and the closure neither allocates nor takes locks.
+    unsafe {
+        cmd.pre_exec(|| {
+            nix::unistd::setsid().map_err(|e| io::Error::from_raw_os_error(e as i32))?;
+            Ok(())
+        });
+    }
+}
+
+/// The command of a supervised child: own process group, parent-death
+/// signal, output appended to its log, stdin null.
+pub fn supervised_command(spec: &ChildSpec) -> io::Result<Command> {
+    use std::os::unix::process::CommandExt;
+    let (out, err) = open_log(&spec.log_file)?;
+    let mut cmd = std::process::Command::new(&spec.program);
+    cmd.args(&spec.args)
+        .envs(spec.env.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::null())
+        .stdout(out)
+        .stderr(err)
+        .process_group(0);
+    if let Some(cwd) = &spec.cwd {
+        cmd.current_dir(cwd);
+    }
+    set_parent_death_signal(&mut cmd);
+    Ok(Command::from(cmd))
+}
+
+/// Sends `signal` to the process group led by `pid` (ignoring a group that is
+/// already gone).
+pub fn signal_group(pid: u32, signal: Signal) {
+    let Ok(pid) = i32::try_from(pid) else { return };
+    if pid <= 0 {
+        return;
+    }
+    if let Err(e) = killpg(Pid::from_raw(pid), signal)
+        && e != nix::errno::Errno::ESRCH
+    {
+        tracing::warn!(pid, ?signal, error = %e, "Could not signal a process group.");
+    }
+}
+
+/// Stops a child: SIGTERM to its group, SIGKILL after `grace`, then reaps it.
+pub async fn terminate(child: &mut Child, grace: Duration) -> io::Result<std::process::ExitStatus> {
+    if let Some(status) = child.try_wait()? {
+        return Ok(status);
+    }
+    let Some(pid) = child.id() else {
+        return child.wait().await;
+    };
+    signal_group(pid, Signal::SIGTERM);
+    match tokio::time::timeout(grace, child.wait()).await {
+        Ok(status) => status,
+        Err(_) => {
+            tracing::warn!(
+                pid,
+                grace_secs = grace.as_secs(),
+                "Child ignored SIGTERM; sending SIGKILL."
+            );
+            signal_group(pid, Signal::SIGKILL);
+            child.wait().await
+        }
+    }
+}
+
+/// When and how fast to restart children that die.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RestartPolicy {
+    pub initial_backoff: Duration,
+    pub max_backoff: Duration,
+    /// A child that ran this long before dying is restarted after the initial backoff again.
+    pub stable_after: Duration,
+    pub stop_grace: Duration,
+}
+
+impl Default for RestartPolicy {
+    fn default() -> Self {
+        Self {
+            initial_backoff: Duration::from_millis(500),
+            max_backoff: Duration::from_secs(10),
+            stable_after: Duration::from_secs(30),
+            stop_grace: STOP_GRACE,
+        }
+    }
+}
+
+/// What happened to a child over its supervisor's life.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChildSummary {
+    pub name: String,
+    /// Restarts after the child died on its own or was restarted on request.
+    pub restarts: u32,
+}
+
+struct Watched {
+    restart: mpsc::Sender<()>,
+    task: JoinHandle<ChildSummary>,
+}
+
+/// Runs children, restarts them when they die, stops them all on request.
+pub struct Supervisor {
+    policy: RestartPolicy,
+    stopping: watch::Sender<bool>,
+    children: BTreeMap<String, Watched>,
+}
+
+impl Supervisor {
+    pub fn new(policy: RestartPolicy) -> Self {
+        let (stopping, _) = watch::channel(false);
+        Self {
+            policy,
+            stopping,
+            children: BTreeMap::new(),
+        }
+    }
+
+    /// Starts a child and keeps it running. A child of the same name is
+    /// replaced (the old one is stopped first by its own watcher).
+    pub fn spawn(&mut self, spec: ChildSpec) {
+        let (restart_tx, restart_rx) = mpsc::channel(1);
+        let name = spec.name.clone();
+        let task = tokio::spawn(watch_child(
+            spec,
+            self.policy,
+            self.stopping.subscribe(),
+            restart_rx,
+        ));
+        if let Some(old) = self.children.insert(
+            name,
+            Watched {
+                restart: restart_tx,
+                task,
+            },
+        ) {
+            // Dropping its restart sender tells the old watcher to stop its child.
+            drop(old.restart);
+        }
+    }
+
+    /// Names of the supervised children.
+    pub fn names(&self) -> Vec<String> {
+        self.children.keys().cloned().collect()
+    }
+
+    /// Stops and starts one child again. `false` when there is no such child.
+    pub fn restart(&self, name: &str) -> bool {
+        match self.children.get(name) {
+            Some(watched) => {
+                // A full channel means a restart is already pending.
+                let _ = watched.restart.try_send(());
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Stops every child (SIGTERM, SIGKILL after the grace period), reaps them,
+    /// and returns what happened to each.
+    pub async fn stop(self) -> Vec<ChildSummary> {
+        let _ = self.stopping.send(true);
+        let mut out = Vec::with_capacity(self.children.len());
+        for (name, watched) in self.children {
+            match watched.task.await {
+                Ok(summary) => out.push(summary),
+                Err(e) => {
+                    tracing::error!(child = %name, error = %e, "Child watcher failed.");
+                    out.push(ChildSummary { name, restarts: 0 });
+                }
+            }
+        }
+        out
+    }
+}
+
+enum Wake {
+    Exited(io::Result<std::process::ExitStatus>),
+    RestartRequested,
+    Stop,
+}
+
+async fn watch_child(
+    spec: ChildSpec,
+    policy: RestartPolicy,
+    mut stopping: watch::Receiver<bool>,
+    mut restart_rx: mpsc::Receiver<()>,
+) -> ChildSummary {
+    let mut restarts = 0u32;
+    let mut backoff = policy.initial_backoff;
+    loop {
+        if *stopping.borrow() {
+            break;
+        }
+        let spawned = supervised_command(&spec).and_then(|mut cmd| cmd.spawn());
+        let mut child = match spawned {
+            Ok(child) => child,
+            Err(e) => {
+                tracing::error!(child = %spec.name, command = %spec.display_command(), error = %e, backoff_ms = backoff.as_millis() as u64, "Could not start child; retrying.");
+                if sleep_or_stop(backoff, &mut stopping).await {
+                    break;
+                }
+                backoff = (backoff * 2).min(policy.max_backoff);
+                continue;
+            }
+        };
+        let started = Instant::now();
+        tracing::info!(child = %spec.name, pid = child.id(), log = %spec.log_file.display(), "Started child.");
+        let wake = tokio::select! {
+            status = child.wait() => Wake::Exited(status),
+            r = restart_rx.recv() => match r {
+                Some(()) => Wake::RestartRequested,
+                None => Wake::Stop,
+            },
+            _ = async { let _ = stopping.wait_for(|s| *s).await; } => Wake::Stop,
+        };
+        match wake {
+            Wake::Stop => {
+                match terminate(&mut child, policy.stop_grace).await {
+                    Ok(status) => tracing::info!(child = %spec.name, %status, "Stopped child."),
+                    Err(e) => {
+                        tracing::warn!(child = %spec.name, error = %e, "Could not reap child.")
+                    }
+                }
+                break;
+            }
+            Wake::RestartRequested => {
+                let _ = terminate(&mut child, policy.stop_grace).await;
+                restarts += 1;
+                backoff = policy.initial_backoff;
+                tracing::info!(child = %spec.name, restarts, "Restarting child on request.");
+            }
+            Wake::Exited(status) => {
+                if *stopping.borrow() {
+                    break;
+                }
+                restarts += 1;
+                if started.elapsed() >= policy.stable_after {
+                    backoff = policy.initial_backoff;
+                }
+                let status = match status {
+                    Ok(s) => s.to_string(),
+                    Err(e) => format!("unknown ({e})"),
+                };
+                tracing::warn!(child = %spec.name, %status, restarts, backoff_ms = backoff.as_millis() as u64, log = %spec.log_file.display(), "Child exited unexpectedly; restarting.");
+                if sleep_or_stop(backoff, &mut stopping).await {
+                    break;
+                }
+                backoff = (backoff * 2).min(policy.max_backoff);
+            }
+        }
+    }
+    ChildSummary {
+        name: spec.name,
+        restarts,
+    }
+}
+
+/// Sleeps; `true` when the supervisor started stopping meanwhile.
+async fn sleep_or_stop(duration: Duration, stopping: &mut watch::Receiver<bool>) -> bool {
+    let stopped = tokio::select! {
+        _ = tokio::time::sleep(duration) => false,
+        _ = async { let _ = stopping.wait_for(|s| *s).await; } => true,
+    };
+    stopped || *stopping.borrow()
+}
+
+/// Registers for SIGTERM and SIGINT now (so a signal that arrives from here
+/// on is not lost) and returns a future that resolves with the first one's name.
+pub fn termination_signal() -> io::Result<impl Future<Output = &'static str> + Send + 'static> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut term = signal(SignalKind::terminate())?;
+    let mut int = signal(SignalKind::interrupt())?;
+    Ok(async move {
+        tokio::select! {
+            _ = term.recv() => "SIGTERM",
+            _ = int.recv() => "SIGINT",
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sh(name: &str, script: &str, log: &Path) -> ChildSpec {
+        ChildSpec {
+            name: name.into(),
+            program: "/bin/sh".into(),
+            args: vec!["-c".into(), script.into()],
+            env: vec![("EGRET_TEST_VAR".into(), "hello".into())],
+            cwd: None,
+            log_file: log.to_owned(),
+        }
+    }
+
+    fn fast() -> RestartPolicy {
+        RestartPolicy {
+            initial_backoff: Duration::from_millis(20),
+            max_backoff: Duration::from_millis(50),
+            stable_after: Duration::from_secs(30),
+            stop_grace: Duration::from_millis(500),
+        }
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn restarts_a_child_that_dies_and_appends_its_output() {
+        let tmp = tempfile::tempdir().unwrap();
+        let log = tmp.path().join("logs").join("c.log");
+        let mut sup = Supervisor::new(fast());
+        sup.spawn(sh("c", "echo run $EGRET_TEST_VAR; exit 3", &log));
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        let summary = sup.stop().await;
+        assert_eq!(summary.len(), 1);
+        assert!(summary[0].restarts >= 2, "{summary:?}");
+        let text = std::fs::read_to_string(&log).unwrap();
+        assert!(
+            text.lines().filter(|l| *l == "run hello").count() >= 2,
+            "{text}"
+        );
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn stop_escalates_to_sigkill_and_reaps() {
+        let tmp = tempfile::tempdir().unwrap();
+        let log = tmp.path().join("t.log");
+        let pid_file = tmp.path().join("pid");
+        let mut sup = Supervisor::new(fast());
+        let script = format!(
+            "trap '' TERM; echo $$ > {}; while true; do sleep 0.05; done",
+            pid_file.display()
+        );
+        sup.spawn(sh("stubborn", &script, &log));
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while !pid_file.exists() && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let pid: i32 = std::fs::read_to_string(&pid_file)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        let started = Instant::now();
+        let summary = sup.stop().await;
+        assert_eq!(summary[0].restarts, 0);
+        assert!(started.elapsed() >= Duration::from_millis(400));
+        // Reaped: the pid no longer exists.
+        assert!(nix::sys::signal::kill(Pid::from_raw(pid), None).is_err());
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn restart_on_request_and_unknown_name() {
+        let tmp = tempfile::tempdir().unwrap();
+        let log = tmp.path().join("r.log");
+        let mut sup = Supervisor::new(fast());
+        sup.spawn(sh("r", "echo up; exec sleep 30", &log));
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        assert!(sup.restart("r"));
+        assert!(!sup.restart("nope"));
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        assert_eq!(sup.names(), vec!["r".to_string()]);
+        let summary = sup.stop().await;
+        assert_eq!(summary[0].restarts, 1);
+        let text = std::fs::read_to_string(&log).unwrap();
+        assert_eq!(text.lines().filter(|l| *l == "up").count(), 2, "{text}");
+    }
+
+    #[test]
+    fn display_command_joins_program_and_args() {
+        let spec = sh("x", "true", Path::new("/tmp/x.log"));
+        assert_eq!(spec.display_command(), "/bin/sh -c true");
+    }
+}
