@@ -1,0 +1,108 @@
+package dev.egret.client;
+
+import dev.egret.proto.PeerRole;
+import dev.egret.proto.SubmitTopologyRequest;
+import dev.egret.proto.SubmitTopologyResponse;
+import dev.egret.proto.Topology;
+import dev.egret.wire.FrameChannel;
+import dev.egret.wire.Handshake;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.storm.generated.AlreadyAliveException;
+import org.apache.storm.generated.InvalidTopologyException;
+import org.apache.storm.generated.StormTopology;
+import org.apache.storm.utils.Utils;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What {@code StormSubmitter} does in Egret: merge the config, validate and capture the
+ * topology, then hand it to the {@code egret jar|local} command that started this JVM over
+ * its Unix socket ({@code EGRET_SUBMIT_SOCKET}, token {@code EGRET_SUBMIT_TOKEN}).
+ *
+ * <p>Config precedence (lowest first): {@code defaults.yaml}, {@code EGRET_CLUSTER_CONFIG},
+ * the Config given by main, the {@code -c} options ({@code storm.options}).
+ */
+public final class Submitter {
+    private static final Logger LOG = LoggerFactory.getLogger(Submitter.class);
+
+    public static final String SOCKET_ENV = "EGRET_SUBMIT_SOCKET";
+    public static final String TOKEN_ENV = "EGRET_SUBMIT_TOKEN";
+
+    private Submitter() {
+    }
+
+    /** The merged config of a topology whose main passed {@code userConf}. */
+    public static Map<String, Object> mergeConfig(Map<String, Object> userConf) {
+        return mergeConfig(Utils.readDefaultConfig(), Utils.readEgretClusterConfig(), userConf,
+                Utils.readCommandLineOpts());
+    }
+
+    /** Overlays the four config layers, later ones winning. */
+    static Map<String, Object> mergeConfig(Map<String, Object> defaults, Map<String, Object> cluster,
+            Map<String, Object> userConf, Map<String, Object> commandLine) {
+        Map<String, Object> conf = new HashMap<>(defaults);
+        conf.putAll(cluster);
+        if (userConf != null) {
+            conf.putAll(userConf);
+        }
+        conf.putAll(commandLine);
+        return conf;
+    }
+
+    /**
+     * Validates, captures and submits one topology.
+     *
+     * @return the topology id egret assigned
+     */
+    public static String submit(String name, Map<String, Object> userConf, StormTopology topology)
+            throws AlreadyAliveException, InvalidTopologyException {
+        if (userConf != null) {
+            try {
+                dev.egret.runtime.ConfigJson.validate(userConf);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("Storm conf is not valid. Must be json-serializable: "
+                        + e.getMessage(), e);
+            }
+        }
+        Map<String, Object> conf = mergeConfig(userConf);
+        Topology captured = TopologyCapture.capture(name, conf, topology);
+        return send(captured);
+    }
+
+    private static String send(Topology topology) throws AlreadyAliveException, InvalidTopologyException {
+        String socket = System.getenv(SOCKET_ENV);
+        String tokenHex = System.getenv(TOKEN_ENV);
+        if (socket == null || socket.isEmpty() || tokenHex == null || tokenHex.isEmpty()) {
+            throw new IllegalStateException(SOCKET_ENV + " and " + TOKEN_ENV
+                    + " are not set: run the topology's main with `egret jar` or `egret local`");
+        }
+        return send(topology, Path.of(socket), Handshake.decodeHexToken(tokenHex));
+    }
+
+    /** Sends one captured topology over a new connection; returns the id egret assigned. */
+    static String send(Topology topology, Path socket, byte[] token)
+            throws AlreadyAliveException, InvalidTopologyException {
+        LOG.info("Submitting topology {} to egret", topology.getName());
+        SubmitTopologyResponse response;
+        try (FrameChannel channel = FrameChannel.connectUnix(socket)) {
+            Handshake.connect(channel, token, PeerRole.PEER_ROLE_SUBMITTER, "submitter");
+            channel.write(SubmitTopologyRequest.newBuilder().setTopology(topology).build());
+            response = channel.read(SubmitTopologyResponse.parser());
+        } catch (IOException e) {
+            throw new RuntimeException("Cannot submit topology " + topology.getName() + " to egret at " + socket
+                    + ": " + e.getMessage(), e);
+        }
+        if (!response.getOk()) {
+            String error = response.getError().isEmpty() ? "refused without a reason" : response.getError();
+            if (error.contains("already running") || error.contains("already alive")) {
+                throw new AlreadyAliveException(error);
+            }
+            throw new InvalidTopologyException(error);
+        }
+        LOG.info("Finished submitting topology: {} (id {})", topology.getName(), response.getTopologyId());
+        return response.getTopologyId();
+    }
+}

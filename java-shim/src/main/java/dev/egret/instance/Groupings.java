@@ -1,0 +1,127 @@
+package dev.egret.instance;
+
+import dev.egret.serialization.JavaSerialization;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.storm.generated.GlobalStreamId;
+import org.apache.storm.grouping.CustomStreamGrouping;
+import org.apache.storm.task.WorkerTopologyContext;
+import org.apache.storm.tuple.Fields;
+import org.apache.storm.utils.TupleUtils;
+
+/**
+ * Storm's groupings, evaluated in the emitting task. Every chooser works on the
+ * subscriber's task list sorted ascending, so a fields grouping sends a key to the same
+ * task Storm would ({@code floorMod(Arrays.deepHashCode(keys), n)}).
+ */
+final class Groupings {
+    private Groupings() {
+    }
+
+    /** Marker for a direct subscription: regular emits may not go there. */
+    static final TargetChooser DIRECT = (task, values) -> {
+        throw new IllegalArgumentException("Cannot do regular emit to direct stream");
+    };
+
+    static TargetChooser shuffle(List<Integer> targets) {
+        return new Shuffle(targets);
+    }
+
+    /** Fields grouping; an empty field list is Storm's global grouping (the lowest task). */
+    static TargetChooser fields(Fields outputFields, List<String> groupFields, List<Integer> targets) {
+        if (groupFields.isEmpty()) {
+            return global(targets);
+        }
+        int[] indexes = new int[groupFields.size()];
+        for (int i = 0; i < indexes.length; i++) {
+            if (!outputFields.contains(groupFields.get(i))) {
+                throw new IllegalArgumentException("Fields grouping on field '" + groupFields.get(i)
+                        + "' which is not among the stream's output fields " + outputFields);
+            }
+            indexes[i] = outputFields.fieldIndex(groupFields.get(i));
+        }
+        List<Integer> sorted = List.copyOf(targets);
+        int n = sorted.size();
+        return (task, values) -> {
+            List<Object> keys = new ArrayList<>(indexes.length);
+            for (int idx : indexes) {
+                keys.add(values.get(idx));
+            }
+            return Collections.singletonList(sorted.get(TupleUtils.chooseTaskIndex(keys, n)));
+        };
+    }
+
+    static TargetChooser global(List<Integer> targets) {
+        List<Integer> lowest = Collections.singletonList(Collections.min(targets));
+        return (task, values) -> lowest;
+    }
+
+    static TargetChooser all(List<Integer> targets) {
+        List<Integer> everyone = List.copyOf(targets);
+        return (task, values) -> everyone;
+    }
+
+    /** Storm's none grouping: a random task. */
+    static TargetChooser none(List<Integer> targets) {
+        List<Integer> copy = List.copyOf(targets);
+        return (task, values) -> Collections.singletonList(copy.get(ThreadLocalRandom.current().nextInt(copy.size())));
+    }
+
+    /** Shuffle among the targets in the emitting instance's container, or among all when none is local. */
+    static TargetChooser localOrShuffle(List<Integer> targets, Map<Integer, Integer> taskContainer, int container) {
+        List<Integer> local = new ArrayList<>();
+        for (Integer t : targets) {
+            Integer c = taskContainer.get(t);
+            if (c != null && c == container) {
+                local.add(t);
+            }
+        }
+        return new Shuffle(local.isEmpty() ? targets : local);
+    }
+
+    /** Deserializes and prepares a custom grouping (one instance per emitting task, as Storm). */
+    static TargetChooser custom(byte[] serialized, WorkerTopologyContext context, GlobalStreamId stream,
+                                List<Integer> targets) {
+        Object o;
+        try {
+            o = JavaSerialization.deserialize(serialized);
+        } catch (IOException | ClassNotFoundException e) {
+            throw new IllegalStateException("Could not deserialize the custom grouping of " + stream, e);
+        }
+        if (!(o instanceof CustomStreamGrouping)) {
+            throw new IllegalStateException("The custom grouping of " + stream + " is a "
+                    + o.getClass().getName() + ", not a CustomStreamGrouping");
+        }
+        CustomStreamGrouping g = (CustomStreamGrouping) o;
+        g.prepare(context, stream, new ArrayList<>(targets));
+        return (task, values) -> {
+            List<Integer> chosen = g.chooseTasks(task, values);
+            return chosen == null ? Collections.emptyList() : chosen;
+        };
+    }
+
+    /** Round-robin over a randomly shuffled copy of the targets. */
+    private static final class Shuffle implements TargetChooser {
+        private final List<List<Integer>> choices;
+        private final AtomicInteger current = new AtomicInteger();
+
+        Shuffle(List<Integer> targets) {
+            List<List<Integer>> c = new ArrayList<>(targets.size());
+            for (Integer t : targets) {
+                c.add(Collections.singletonList(t));
+            }
+            Collections.shuffle(c, ThreadLocalRandom.current());
+            this.choices = c;
+        }
+
+        @Override
+        public List<Integer> choose(int sourceTask, List<Object> values) {
+            return choices.get(Math.floorMod(current.getAndIncrement(), choices.size()));
+        }
+    }
+}

@@ -1,0 +1,435 @@
+package dev.egret.instance;
+
+import dev.egret.proto.InstanceAssignment;
+import dev.egret.proto.StreamManagerToInstance;
+import dev.egret.proto.TopologyState;
+import dev.egret.proto.TupleBatch;
+import dev.egret.proto.TupleData;
+import dev.egret.serialization.JavaSerialization;
+import dev.egret.serialization.TupleValuesCodec;
+import java.io.File;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.apache.storm.spout.ISpout;
+import org.apache.storm.spout.SpoutOutputCollector;
+import org.apache.storm.task.IBolt;
+import org.apache.storm.task.OutputCollector;
+import org.apache.storm.task.TopologyContext;
+import org.apache.storm.task.WorkerTopologyContext;
+import org.apache.storm.tuple.TupleImpl;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One Storm executor: the tasks of one instance, all driven by a single thread.
+ *
+ * <p>Bolts: each incoming tuple is executed by the task named by its {@code dest_task}.
+ * Spouts: while the topology is active, {@code nextTuple} is called on each task in turn;
+ * a round in which no task emitted is followed by a ~1 ms wait (Storm's spout wait
+ * strategy), spent waiting for inbound messages so state changes are seen at once.
+ * Tick tuples and the time-based flush of the outgoing batch are driven by this thread.
+ *
+ * <p>Invariants: user code of this executor's tasks (open/prepare, nextTuple, execute,
+ * ack, activate/deactivate) only runs on the executor thread; inbound messages wait in a
+ * bounded queue, so a slow executor blocks the reader and the socket pushes back.
+ */
+final class InstanceExecutor {
+    private static final Logger LOG = LoggerFactory.getLogger("dev.egret.instance.Executor");
+
+    /** Marks the end of the inbound stream (the connection closed or failed). */
+    static final Object END = new Object();
+    /** Wakes the executor (a user thread buffered tuples that must be flushed on time). */
+    private static final Object WAKE = new Object();
+
+    private static final long IDLE_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    private static final long SPOUT_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    private static final int INBOUND_CAPACITY = 64;
+
+    /** A task failed to start or threw from user code: the instance must exit. */
+    static final class TaskFailure extends Exception {
+        final int taskId;
+
+        TaskFailure(int taskId, String message, Throwable cause) {
+            super(message, cause);
+            this.taskId = taskId;
+        }
+    }
+
+    private static final class Task {
+        final int id;
+        final TopologyContext context;
+        final Map<String, Object> conf;
+        ISpout spout;
+        IBolt bolt;
+        SpoutCollector spoutCollector;
+        TaskEmitter emitter;
+        int tickSecs;
+        long nextTickAt;
+
+        Task(int id, TopologyContext context, Map<String, Object> conf) {
+            this.id = id;
+            this.context = context;
+            this.conf = conf;
+        }
+    }
+
+    private final TopologyView view;
+    private final InstanceAssignment assignment;
+    private final String component;
+    private final boolean isSpout;
+    private final OutboundSink sink;
+    private final ErrorSink errors;
+    private final BlockingQueue<Object> inbound = new ArrayBlockingQueue<>(INBOUND_CAPACITY);
+    private final ThreadLocal<TupleValuesCodec> codecs;
+    private final TupleValuesCodec executorCodec;
+    private final List<Task> tasks = new ArrayList<>();
+    private final Map<Integer, Task> tasksById = new HashMap<>();
+    private final boolean debug;
+    private boolean stormActive;
+    private boolean spoutsActive;
+    private boolean warnedTuplesToSpout;
+    private ExecutorService sharedExecutor;
+
+    InstanceExecutor(TopologyView view, InstanceAssignment assignment, OutboundSink.FrameWriter writer) {
+        this.view = view;
+        this.assignment = assignment;
+        this.component = assignment.getInstance().getComponent();
+        if (view.component(component) == null) {
+            throw new IllegalArgumentException("assigned component '" + component + "' is not in the topology");
+        }
+        this.isSpout = view.isSpout(component);
+        Map<String, Object> topoConf = view.topologyConf();
+        this.sink = new OutboundSink(writer, intConf(topoConf, "egret.batch.size", 256),
+                TimeUnit.MILLISECONDS.toNanos(intConf(topoConf, "egret.batch.flush.ms", 5)));
+        this.errors = new ErrorSink(sink);
+        // Kryo is built from the topology config only: class ids must agree in every JVM.
+        this.codecs = ThreadLocal.withInitial(() -> new TupleValuesCodec(topoConf));
+        this.executorCodec = codecs.get();
+        this.debug = isTrue(view.componentConf(component).get("topology.debug"));
+        this.stormActive = assignment.getState() != TopologyState.TOPOLOGY_STATE_DEACTIVATED
+                && assignment.getState() != TopologyState.TOPOLOGY_STATE_KILLED;
+    }
+
+    /** The bounded queue the reader thread feeds; {@link #END} ends the loop. */
+    BlockingQueue<Object> inbound() {
+        return inbound;
+    }
+
+    OutboundSink sink() {
+        return sink;
+    }
+
+    ErrorSink errors() {
+        return errors;
+    }
+
+    String component() {
+        return component;
+    }
+
+    /** Deserializes one component object per task, builds the contexts, opens/prepares every task. */
+    void start() throws TaskFailure {
+        sink.onFirstBufferedByOtherThread(Thread.currentThread(), () -> inbound.offer(WAKE));
+        List<Integer> taskIds = new ArrayList<>(assignment.getInstance().getTaskIdsList());
+        Collections.sort(taskIds);
+        String workDir = assignment.getWorkDir().isEmpty() ? System.getProperty("user.dir") : assignment.getWorkDir();
+        File pidDir = new File(workDir, "pids");
+        if (!pidDir.mkdirs() && !pidDir.isDirectory()) {
+            LOG.warn("Could not create the pid directory {}", pidDir);
+        }
+        Map<String, Object> executorData = new HashMap<>();
+        Map<String, Object> defaultResources = new HashMap<>();
+        sharedExecutor = Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, component + "-shared");
+            t.setDaemon(true);
+            return t;
+        });
+        defaultResources.put(WorkerTopologyContext.SHARED_EXECUTOR, sharedExecutor);
+        byte[] serialized = view.component(component).getSerializedJava().toByteArray();
+        Map<String, Object> conf = view.componentConf(component);
+        for (int taskId : taskIds) {
+            if (!component.equals(view.componentOf(taskId))) {
+                throw new TaskFailure(taskId, "Task " + taskId + " is not a task of component " + component, null);
+            }
+            TopologyContext ctx = new TopologyContext(view, taskId, taskIds, workDir, pidDir.getPath(),
+                    defaultResources, new HashMap<>(), executorData);
+            Task t = new Task(taskId, ctx, new HashMap<>(conf));
+            Object obj;
+            try {
+                obj = JavaSerialization.deserialize(serialized);
+            } catch (Exception | LinkageError e) {
+                throw new TaskFailure(taskId, "Could not deserialize " + component + " for task " + taskId, e);
+            }
+            Router router;
+            try {
+                router = new Router(view, component, ctx, assignment.getTaskContainerMap(),
+                        assignment.getContainerIndex());
+            } catch (RuntimeException | LinkageError e) {
+                throw new TaskFailure(taskId, "Could not set up the groupings of " + component + ":" + taskId, e);
+            }
+            t.emitter = new TaskEmitter(taskId, component, router, sink, codecs, debug);
+            if (isSpout) {
+                if (!(obj instanceof ISpout)) {
+                    throw new TaskFailure(taskId, "Component " + component + " is a spout but its object is a "
+                            + obj.getClass().getName(), null);
+                }
+                t.spout = (ISpout) obj;
+                t.spoutCollector = new SpoutCollector(t.emitter, errors, sink, component);
+            } else {
+                if (!(obj instanceof IBolt)) {
+                    throw new TaskFailure(taskId, "Component " + component + " is a bolt but its object is a "
+                            + obj.getClass().getName(), null);
+                }
+                t.bolt = (IBolt) obj;
+                t.tickSecs = intConf(t.conf, "topology.tick.tuple.freq.secs", 0);
+            }
+            tasks.add(t);
+            tasksById.put(taskId, t);
+        }
+        for (Task t : tasks) {
+            try {
+                if (isSpout) {
+                    LOG.info("Opening spout {}:{}", component, t.id);
+                    t.spout.open(t.conf, t.context, new SpoutOutputCollector(t.spoutCollector));
+                    LOG.info("Opened spout {}:{}", component, t.id);
+                } else {
+                    LOG.info("Preparing bolt {}:{}", component, t.id);
+                    t.bolt.prepare(t.conf, t.context, new OutputCollector(
+                            new BoltCollector(t.emitter, errors, sink, component)));
+                    LOG.info("Prepared bolt {}:{}", component, t.id);
+                }
+            } catch (Exception | LinkageError | AssertionError e) {
+                throw new TaskFailure(t.id, (isSpout ? "Spout " : "Bolt ") + component + ":" + t.id
+                        + (isSpout ? " failed in open" : " failed in prepare"), e);
+            }
+        }
+        long now = System.nanoTime();
+        for (Task t : tasks) {
+            if (t.tickSecs > 0) {
+                t.nextTickAt = now + TimeUnit.SECONDS.toNanos(t.tickSecs);
+                LOG.info("Tick tuples every {} s for {}:{}", t.tickSecs, component, t.id);
+            }
+        }
+        sink.sendReady();
+    }
+
+    /**
+     * Runs until the inbound stream ends. Returns normally on {@link #END}; user code that
+     * throws ends the loop with a {@link TaskFailure}.
+     */
+    void run() throws TaskFailure, InterruptedException {
+        while (true) {
+            long now = System.nanoTime();
+            fireTicks(now);
+            sink.flushIfDue(now);
+            if (isSpout) {
+                applySpoutActivation();
+                boolean emitted = false;
+                if (spoutsActive) {
+                    for (Task t : tasks) {
+                        long before = t.emitter.emitted;
+                        try {
+                            t.spout.nextTuple();
+                            drainAcks(t);
+                        } catch (Exception | LinkageError | AssertionError e) {
+                            throw new TaskFailure(t.id, "Spout " + component + ":" + t.id + " threw from nextTuple", e);
+                        }
+                        emitted |= t.emitter.emitted != before;
+                    }
+                }
+                long wait = emitted ? 0 : (spoutsActive ? SPOUT_WAIT_NANOS : waitUntilNextDeadline());
+                if (!handleInbound(wait)) {
+                    return;
+                }
+            } else if (!handleInbound(waitUntilNextDeadline())) {
+                return;
+            }
+        }
+    }
+
+    private long waitUntilNextDeadline() {
+        long deadline = Math.min(sink.flushDeadline(), nextTickDeadline());
+        long now = System.nanoTime();
+        return Math.max(0, Math.min(IDLE_WAIT_NANOS, deadline - now));
+    }
+
+    private long nextTickDeadline() {
+        long d = Long.MAX_VALUE;
+        for (Task t : tasks) {
+            if (t.tickSecs > 0 && t.nextTickAt < d) {
+                d = t.nextTickAt;
+            }
+        }
+        return d;
+    }
+
+    /** Processes the inbound messages available within {@code waitNanos}; false when the stream ended. */
+    private boolean handleInbound(long waitNanos) throws TaskFailure, InterruptedException {
+        Object m = waitNanos > 0 ? inbound.poll(waitNanos, TimeUnit.NANOSECONDS) : inbound.poll();
+        // Bounded drain so that ticks, flushes and spouts still get their turn under load.
+        for (int i = 0; m != null && i < INBOUND_CAPACITY; i++) {
+            if (m == END) {
+                return false;
+            }
+            handle(m);
+            m = inbound.poll();
+        }
+        if (m == END) {
+            return false;
+        }
+        if (m != null) {
+            handle(m);
+        }
+        return true;
+    }
+
+    private void handle(Object o) throws TaskFailure {
+        if (!(o instanceof StreamManagerToInstance)) {
+            return;
+        }
+        StreamManagerToInstance m = (StreamManagerToInstance) o;
+        switch (m.getMessageCase()) {
+            case TUPLES:
+                execute(m.getTuples());
+                break;
+            case STATE:
+                TopologyState s = m.getState().getState();
+                stormActive = s == TopologyState.TOPOLOGY_STATE_RUNNING;
+                LOG.info("Topology state of {} is now {}", component, s);
+                break;
+            case ASSIGNMENT:
+                LOG.warn("Ignoring a second assignment for {}: the instance keeps its first plan", component);
+                break;
+            default:
+                break;
+        }
+    }
+
+    private void applySpoutActivation() throws TaskFailure {
+        if (stormActive == spoutsActive) {
+            return;
+        }
+        spoutsActive = stormActive;
+        LOG.info("{} spout {}:{}", spoutsActive ? "Activating" : "Deactivating", component, taskIdList());
+        for (Task t : tasks) {
+            try {
+                if (spoutsActive) {
+                    t.spout.activate();
+                } else {
+                    t.spout.deactivate();
+                }
+            } catch (Exception | LinkageError | AssertionError e) {
+                throw new TaskFailure(t.id, "Spout " + component + ":" + t.id + " threw from "
+                        + (spoutsActive ? "activate" : "deactivate"), e);
+            }
+        }
+    }
+
+    private void drainAcks(Task t) {
+        for (Object id = t.spoutCollector.pollAck(); id != null; id = t.spoutCollector.pollAck()) {
+            if (debug) {
+                LOG.info("SPOUT Acking message {} {}", "{}", id);
+            }
+            t.spout.ack(id);
+        }
+    }
+
+    private void execute(TupleBatch batch) throws TaskFailure {
+        if (isSpout) {
+            if (!warnedTuplesToSpout) {
+                LOG.warn("Spout {} received tuples; dropping them", component);
+                warnedTuplesToSpout = true;
+            }
+            return;
+        }
+        for (TupleData td : batch.getTuplesList()) {
+            Task t = tasksById.get(td.getDestTask());
+            if (t == null) {
+                LOG.warn("Dropping a tuple for task {}, which this instance ({}) does not host",
+                        td.getDestTask(), component);
+                continue;
+            }
+            String source = view.componentOf(td.getSrcTask());
+            TupleImpl tuple;
+            try {
+                List<Object> values = executorCodec.deserialize(td.getValues().toByteArray());
+                tuple = new TupleImpl(t.context, values, source, td.getSrcTask(), td.getStream());
+            } catch (RuntimeException e) {
+                LOG.error("Dropping an undecodable tuple from {}:{} on stream {} for task {}: {}",
+                        source, td.getSrcTask(), td.getStream(), t.id, e.getMessage());
+                continue;
+            }
+            executeOne(t, tuple);
+        }
+    }
+
+    private void executeOne(Task t, TupleImpl tuple) throws TaskFailure {
+        if (debug) {
+            LOG.info("Processing received message FOR {} TUPLE: {}", t.id, tuple);
+        }
+        try {
+            t.bolt.execute(tuple);
+        } catch (Exception | LinkageError | AssertionError e) {
+            throw new TaskFailure(t.id, "Bolt " + component + ":" + t.id + " threw from execute", e);
+        }
+    }
+
+    private void fireTicks(long now) throws TaskFailure {
+        for (Task t : tasks) {
+            if (t.tickSecs > 0 && now - t.nextTickAt >= 0) {
+                // Schedule from the due time, not from now, so ticks do not drift; skip missed ones.
+                long period = TimeUnit.SECONDS.toNanos(t.tickSecs);
+                t.nextTickAt += period;
+                if (now - t.nextTickAt >= 0) {
+                    t.nextTickAt = now + period;
+                }
+                List<Object> values = new ArrayList<>(1);
+                values.add(t.tickSecs);
+                executeOne(t, new TupleImpl(t.context, values, TopologyView.SYSTEM_COMPONENT,
+                        TopologyView.SYSTEM_TASK, TopologyView.TICK_STREAM));
+            }
+        }
+    }
+
+    /** Releases the executor's own resources. User close/cleanup is not called, as Storm on kill. */
+    void shutdown() {
+        if (sharedExecutor != null) {
+            sharedExecutor.shutdownNow();
+        }
+    }
+
+    private String taskIdList() {
+        List<Integer> ids = new ArrayList<>();
+        for (Task t : tasks) {
+            ids.add(t.id);
+        }
+        return ids.toString();
+    }
+
+    static int intConf(Map<String, Object> conf, String key, int dflt) {
+        Object v = conf.get(key);
+        if (v instanceof Number) {
+            return ((Number) v).intValue();
+        }
+        if (v instanceof String) {
+            try {
+                return Integer.parseInt(((String) v).trim());
+            } catch (NumberFormatException e) {
+                LOG.warn("Ignoring config {}={}: not an integer", key, v);
+            }
+        }
+        return dflt;
+    }
+
+    static boolean isTrue(Object v) {
+        return Boolean.TRUE.equals(v) || (v instanceof String && "true".equalsIgnoreCase((String) v));
+    }
+}

@@ -1,0 +1,209 @@
+package dev.egret.wire;
+
+import com.google.protobuf.CodedOutputStream;
+import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.MessageLite;
+import com.google.protobuf.Parser;
+import java.io.Closeable;
+import java.io.EOFException;
+import java.io.IOException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.ByteChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Path;
+
+/**
+ * A blocking, framed duplex channel: each frame is a 4-byte big-endian length followed by
+ * one protobuf message.
+ *
+ * <p>Thread-safety: one thread may read while another writes; concurrent readers are
+ * serialized on a read lock and concurrent writers on a write lock, so frames never
+ * interleave. Writing reuses one growable buffer (no per-frame allocation once warm);
+ * reading allocates exactly the announced length after checking it against the cap.
+ */
+public final class FrameChannel implements Closeable {
+    /** Cap of a connection's first frame (the hello and its reply), as in the Rust side. */
+    public static final int HELLO_MAX_BYTES = 4 * 1024;
+    /** Default cap of every later frame ({@code egret.frame.max.bytes}). */
+    public static final int DEFAULT_MAX_FRAME_BYTES = 64 * 1024 * 1024;
+    /** Size of the length prefix. */
+    public static final int LENGTH_BYTES = 4;
+
+    private final ByteChannel channel;
+    private final Object readLock = new Object();
+    private final Object writeLock = new Object();
+    private final ByteBuffer header = ByteBuffer.allocate(LENGTH_BYTES);
+    private volatile int maxFrameBytes;
+    private byte[] writeBuffer = new byte[8 * 1024];
+
+    /**
+     * Wraps an already connected blocking channel.
+     *
+     * @param maxFrameBytes cap for frames read and written after the handshake
+     */
+    public FrameChannel(ByteChannel channel, int maxFrameBytes) {
+        if (maxFrameBytes <= 0) {
+            throw new IllegalArgumentException("maxFrameBytes must be positive: " + maxFrameBytes);
+        }
+        this.channel = channel;
+        this.maxFrameBytes = maxFrameBytes;
+    }
+
+    /** Connects to a Unix domain socket, with {@link #DEFAULT_MAX_FRAME_BYTES} as cap. */
+    public static FrameChannel connectUnix(Path socketPath) throws IOException {
+        return connectUnix(socketPath, DEFAULT_MAX_FRAME_BYTES);
+    }
+
+    /** Connects to a Unix domain socket. */
+    public static FrameChannel connectUnix(Path socketPath, int maxFrameBytes) throws IOException {
+        SocketChannel sc = SocketChannel.open(StandardProtocolFamily.UNIX);
+        try {
+            sc.connect(UnixDomainSocketAddress.of(socketPath));
+        } catch (IOException | RuntimeException e) {
+            sc.close();
+            throw e;
+        }
+        return new FrameChannel(sc, maxFrameBytes);
+    }
+
+    public int maxFrameBytes() {
+        return maxFrameBytes;
+    }
+
+    public void setMaxFrameBytes(int maxFrameBytes) {
+        if (maxFrameBytes <= 0) {
+            throw new IllegalArgumentException("maxFrameBytes must be positive: " + maxFrameBytes);
+        }
+        this.maxFrameBytes = maxFrameBytes;
+    }
+
+    /** Reads one frame's body with the connection's cap. */
+    public byte[] readFrame() throws IOException {
+        return readFrame(maxFrameBytes);
+    }
+
+    /**
+     * Reads one frame's body.
+     *
+     * @throws EOFException if the peer closed the connection (cleanly between frames or
+     *     in the middle of one)
+     * @throws FrameTooLargeException if the announced length exceeds {@code limit}
+     */
+    public byte[] readFrame(int limit) throws IOException {
+        synchronized (readLock) {
+            header.clear();
+            if (!readFully(header, true)) {
+                throw new EOFException("connection closed");
+            }
+            header.flip();
+            long length = Integer.toUnsignedLong(header.getInt());
+            if (length > limit) {
+                throw new FrameTooLargeException(length, limit);
+            }
+            byte[] body = new byte[(int) length];
+            if (length > 0) {
+                readFully(ByteBuffer.wrap(body), false);
+            }
+            return body;
+        }
+    }
+
+    /** Reads one frame and parses it, with the connection's cap. */
+    public <T> T read(Parser<T> parser) throws IOException {
+        return read(parser, maxFrameBytes);
+    }
+
+    /** Reads one frame and parses it. */
+    public <T> T read(Parser<T> parser, int limit) throws IOException {
+        byte[] body = readFrame(limit);
+        try {
+            return parser.parseFrom(body);
+        } catch (InvalidProtocolBufferException e) {
+            throw new IOException("malformed frame of " + body.length + " bytes: " + e.getMessage(), e);
+        }
+    }
+
+    /** Writes one message as a frame, with the connection's cap. */
+    public void write(MessageLite message) throws IOException {
+        write(message, maxFrameBytes);
+    }
+
+    /**
+     * Writes one message as a frame.
+     *
+     * @throws FrameTooLargeException if the message is larger than {@code limit} (nothing is written)
+     */
+    public void write(MessageLite message, int limit) throws IOException {
+        int size = message.getSerializedSize();
+        if (size > limit) {
+            throw new FrameTooLargeException(size, limit);
+        }
+        synchronized (writeLock) {
+            int total = LENGTH_BYTES + size;
+            if (writeBuffer.length < total) {
+                writeBuffer = new byte[Math.max(total, writeBuffer.length * 2)];
+            }
+            byte[] buf = writeBuffer;
+            buf[0] = (byte) (size >>> 24);
+            buf[1] = (byte) (size >>> 16);
+            buf[2] = (byte) (size >>> 8);
+            buf[3] = (byte) size;
+            CodedOutputStream out = CodedOutputStream.newInstance(buf, LENGTH_BYTES, size);
+            message.writeTo(out);
+            out.checkNoSpaceLeft();
+            writeAll(ByteBuffer.wrap(buf, 0, total));
+            // Do not keep a huge buffer alive after one big frame.
+            if (buf.length > 4 * 1024 * 1024 && total < buf.length / 4) {
+                writeBuffer = new byte[8 * 1024];
+            }
+        }
+    }
+
+    /** Writes an already-encoded body as one frame. */
+    public void writeFrame(byte[] body) throws IOException {
+        if (body.length > maxFrameBytes) {
+            throw new FrameTooLargeException(body.length, maxFrameBytes);
+        }
+        synchronized (writeLock) {
+            ByteBuffer head = ByteBuffer.allocate(LENGTH_BYTES).putInt(body.length);
+            head.flip();
+            writeAll(head);
+            writeAll(ByteBuffer.wrap(body));
+        }
+    }
+
+    private void writeAll(ByteBuffer buf) throws IOException {
+        while (buf.hasRemaining()) {
+            channel.write(buf);
+        }
+    }
+
+    /** Returns false only if the stream ended before any byte and {@code eofOk}. */
+    private boolean readFully(ByteBuffer buf, boolean eofOk) throws IOException {
+        boolean first = true;
+        while (buf.hasRemaining()) {
+            int n = channel.read(buf);
+            if (n < 0) {
+                if (first && eofOk) {
+                    return false;
+                }
+                throw new EOFException("connection closed in the middle of a frame");
+            }
+            if (n > 0) {
+                first = false;
+            }
+        }
+        return true;
+    }
+
+    public boolean isOpen() {
+        return channel.isOpen();
+    }
+
+    @Override
+    public void close() throws IOException {
+        channel.close();
+    }
+}

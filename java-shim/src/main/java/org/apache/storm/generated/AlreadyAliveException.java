@@ -1,0 +1,81 @@
+package org.apache.storm.generated;
+
+import java.util.Objects;
+import org.apache.storm.thrift.TException;
+
+/** Mirrors Storm's Thrift exception of the same name: a single {@code msg} field. */
+public class AlreadyAliveException extends TException implements java.io.Serializable, Cloneable, Comparable<AlreadyAliveException> {
+    private static final long serialVersionUID = 1L;
+
+    private String msg;
+
+    public AlreadyAliveException() {
+    }
+
+    public AlreadyAliveException(String msg) {
+        this.msg = msg;
+    }
+
+    public AlreadyAliveException(AlreadyAliveException other) {
+        this.msg = other.msg;
+    }
+
+    public AlreadyAliveException deepCopy() {
+        return new AlreadyAliveException(this);
+    }
+
+    public void clear() {
+        this.msg = null;
+    }
+
+    public String get_msg() {
+        return msg;
+    }
+
+    public void set_msg(String msg) {
+        this.msg = msg;
+    }
+
+    public void unset_msg() {
+        this.msg = null;
+    }
+
+    public boolean is_set_msg() {
+        return msg != null;
+    }
+
+    public void set_msg_isSet(boolean value) {
+        if (!value) {
+            this.msg = null;
+        }
+    }
+
+    @Override
+    public String getMessage() {
+        return msg;
+    }
+
+    @Override
+    public boolean equals(Object that) {
+        return that instanceof AlreadyAliveException && equals((AlreadyAliveException) that);
+    }
+
+    public boolean equals(AlreadyAliveException that) {
+        return that != null && Objects.equals(msg, that.msg);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hashCode(msg);
+    }
+
+    @Override
+    public int compareTo(AlreadyAliveException other) {
+        return java.util.Comparator.nullsFirst(java.util.Comparator.<String>naturalOrder()).compare(msg, other.msg);
+    }
+
+    @Override
+    public String toString() {
+        return "AlreadyAliveException(msg:" + msg + ")";
+    }
+}

@@ -1,0 +1,5 @@
+package org.apache.storm.topology;
+
+/** What {@link TopologyBuilder#setSpout} returns: configuration. */
+public interface SpoutDeclarer extends ComponentConfigurationDeclarer<SpoutDeclarer> {
+}

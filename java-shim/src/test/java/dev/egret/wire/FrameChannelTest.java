@@ -1,0 +1,112 @@
+package dev.egret.wire;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import dev.egret.proto.Hello;
+import dev.egret.proto.HelloReply;
+import dev.egret.proto.PeerRole;
+import java.io.EOFException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+class FrameChannelTest {
+    private Path dir;
+    private ServerSocketChannel server;
+    private Path socket;
+
+    @BeforeEach
+    void listen() throws Exception {
+        dir = Files.createTempDirectory("egret-wire");
+        socket = dir.resolve("s.sock");
+        server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+        server.bind(UnixDomainSocketAddress.of(socket));
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        server.close();
+        Files.deleteIfExists(socket);
+        Files.deleteIfExists(dir);
+    }
+
+    @Test
+    void roundTripsMessagesAndRawFrames() throws Exception {
+        try (FrameChannel client = FrameChannel.connectUnix(socket);
+                FrameChannel peer = new FrameChannel(server.accept(), 1 << 20)) {
+            Hello hello = Hello.newBuilder().setProtocolVersion(1).setPeerId("x").build();
+            client.write(hello);
+            assertEquals(hello, peer.read(Hello.parser()));
+            peer.writeFrame(new byte[0]);
+            assertArrayEquals(new byte[0], client.readFrame());
+            byte[] big = new byte[100_000];
+            big[99_999] = 7;
+            client.writeFrame(big);
+            assertArrayEquals(big, peer.readFrame());
+        }
+    }
+
+    @Test
+    void oversizedLengthIsRefusedBeforeReadingTheBody() throws Exception {
+        try (SocketChannel raw = SocketChannel.open(UnixDomainSocketAddress.of(socket));
+                FrameChannel peer = new FrameChannel(server.accept(), 1024)) {
+            ByteBuffer header = ByteBuffer.allocate(4).putInt(0xFFFF_FFF0);
+            header.flip();
+            raw.write(header);
+            FrameTooLargeException e = assertThrows(FrameTooLargeException.class, peer::readFrame);
+            assertEquals(0xFFFF_FFF0L, e.length());
+            assertEquals(1024, e.limit());
+        }
+    }
+
+    @Test
+    void closedPeerIsEof() throws Exception {
+        try (FrameChannel peer = new FrameChannel(acceptAfterClose(), 1024)) {
+            assertThrows(EOFException.class, peer::readFrame);
+        }
+    }
+
+    private SocketChannel acceptAfterClose() throws Exception {
+        SocketChannel raw = SocketChannel.open(UnixDomainSocketAddress.of(socket));
+        SocketChannel accepted = server.accept();
+        raw.close();
+        return accepted;
+    }
+
+    @Test
+    void handshakeSendsHelloAndFailsOnRefusal() throws Exception {
+        byte[] token = Handshake.decodeHexToken("00ff10");
+        assertArrayEquals(new byte[] {0, (byte) 0xff, 0x10}, token);
+        assertThrows(IllegalArgumentException.class, () -> Handshake.decodeHexToken("abc"));
+        assertThrows(IllegalArgumentException.class, () -> Handshake.decodeHexToken("zz"));
+
+        try (FrameChannel client = FrameChannel.connectUnix(socket);
+                FrameChannel peer = new FrameChannel(server.accept(), 1024)) {
+            Thread t = new Thread(() -> {
+                try {
+                    Hello h = peer.read(Hello.parser(), FrameChannel.HELLO_MAX_BYTES);
+                    assertEquals(1, h.getProtocolVersion());
+                    assertEquals(PeerRole.PEER_ROLE_INSTANCE, h.getRole());
+                    peer.write(HelloReply.newBuilder().setAccepted(false).setError("peer presented a wrong token")
+                            .build());
+                } catch (Exception e) {
+                    throw new RuntimeException(e);
+                }
+            });
+            t.start();
+            HandshakeException e = assertThrows(HandshakeException.class,
+                    () -> Handshake.connect(client, token, PeerRole.PEER_ROLE_INSTANCE, "i-0"));
+            assertEquals("peer refused the hello: peer presented a wrong token", e.getMessage());
+            t.join();
+        }
+    }
+}
