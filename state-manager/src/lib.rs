@@ -43,7 +43,10 @@ pub enum StateError {
     NoSuchTopology(String),
 }
 
-fn io_err<'a>(action: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) -> StateError + 'a {
+fn io_err<'a>(
+    action: &'static str,
+    path: &'a Path,
+) -> impl FnOnce(std::io::Error) -> StateError + 'a {
     move |source| StateError::Io {
         action,
         path: path.to_owned(),

@@ -1,1 +1,675 @@
 //! End-to-end test harness: runs real jars on a real local cluster.
+//!
+//! Every test builds one [`Cluster`]: a fresh `EGRET_HOME` in a temporary
+//! directory, so local clusters of different tests never see each other, and a
+//! process-wide lock, so tests run one at a time (a topology is a dozen JVMs;
+//! two cores do not run two of them well). The cluster drives the real `egret`
+//! binary as a user would (`egret jar|local|kill`) and reads what the example
+//! sinks wrote under [`Cluster::out_dir`].
+//!
+//! Invariants the harness keeps:
+//! - every process a test caused to start has `EGRET_HOME`'s path in its command
+//!   line (topology dir, user jar copy, ...), which is how leftovers are found;
+//! - nothing outlives a `Cluster`: its `Drop` SIGKILLs, by pid, any process still
+//!   carrying its path, so a failed test cannot poison the next one;
+//! - on a failed test the `EGRET_HOME` is kept and the tail of every log is printed.
+//!
+//! Artifacts are found from the environment first (`EGRET_BIN`,
+//! `EGRET_EXAMPLES_JAR`, `EGRET_STORM_STARTER_JAR`, `EGRET_SHIM_JAR`), then at
+//! the places `./egret-dev build` leaves them.
+
+use std::collections::BTreeMap;
+use std::ffi::OsStr;
+use std::fmt;
+use std::fs;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::Pid;
+use tempfile::TempDir;
+
+/// Package of the example topologies in the examples jar.
+pub const EXAMPLES_PACKAGE: &str = "dev.egret.examples";
+
+/// Default bound for one `egret` command that is expected to return promptly.
+pub const COMMAND_TIMEOUT: Duration = Duration::from_secs(45);
+
+/// How long processes may take to disappear after `egret kill`.
+pub const SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// Errors of the harness itself (a missing artifact, a command that hung, ...).
+///
+/// `Debug` prints the same text as `Display`, because a test returning `Err`
+/// shows the `Debug` form and it should be readable.
+#[derive(thiserror::Error)]
+pub enum HarnessError {
+    #[error("{what} not found at {path} ({hint})")]
+    MissingArtifact {
+        what: &'static str,
+        path: PathBuf,
+        hint: &'static str,
+    },
+    #[error("cannot {action} {path}: {source}")]
+    Io {
+        action: &'static str,
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("timed out after {secs:.1} s waiting for {what}{detail}")]
+    Timeout {
+        what: String,
+        secs: f64,
+        detail: String,
+    },
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl fmt::Debug for HarnessError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+/// Result of the harness.
+pub type Result<T, E = HarnessError> = std::result::Result<T, E>;
+
+fn io_err(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> HarnessError {
+    let path = path.to_path_buf();
+    move |source| HarnessError::Io {
+        action,
+        path,
+        source,
+    }
+}
+
+/// The repository root (the workspace this crate lives in).
+pub fn workspace_root() -> PathBuf {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    manifest.parent().unwrap_or(manifest).to_path_buf()
+}
+
+fn env_path(var: &str) -> Option<PathBuf> {
+    std::env::var_os(var)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+}
+
+fn existing(what: &'static str, path: PathBuf, hint: &'static str) -> Result<PathBuf> {
+    if path.is_file() {
+        Ok(path)
+    } else {
+        Err(HarnessError::MissingArtifact { what, path, hint })
+    }
+}
+
+/// The files a test needs: the binary under test and the jars it runs.
+#[derive(Debug, Clone)]
+pub struct Artifacts {
+    pub egret: PathBuf,
+    pub shim_jar: PathBuf,
+    pub examples_jar: PathBuf,
+    pub storm_starter_jar: PathBuf,
+}
+
+const BUILD_HINT: &str = "run ./egret-dev build first";
+
+impl Artifacts {
+    /// Finds every artifact, failing with a hint when one is missing.
+    pub fn locate() -> Result<Self> {
+        let root = workspace_root();
+        let target = env_path("CARGO_TARGET_DIR").unwrap_or_else(|| root.join("target"));
+        let egret = env_path("EGRET_BIN").unwrap_or_else(|| target.join("debug").join("egret"));
+        // `egret` finds the shim itself (beside the binary, or
+        // java-shim/target/ up from it); checking here turns a missing build
+        // into one clear message instead of a failing JVM in every test.
+        let shim = env_path("EGRET_SHIM_JAR")
+            .unwrap_or_else(|| root.join("java-shim/target/egret-shim.jar"));
+        let examples = env_path("EGRET_EXAMPLES_JAR")
+            .unwrap_or_else(|| root.join("examples-storm/target/egret-examples-storm.jar"));
+        let starter = env_path("EGRET_STORM_STARTER_JAR").unwrap_or_else(|| {
+            env_path("HOME")
+                .unwrap_or_else(|| PathBuf::from("/root"))
+                .join(".m2/repository/org/apache/storm/storm-starter/1.2.2/storm-starter-1.2.2.jar")
+        });
+        Ok(Self {
+            egret: existing("egret binary", egret, "run cargo build or set EGRET_BIN")?,
+            shim_jar: existing("shim jar", shim, BUILD_HINT)?,
+            examples_jar: existing("examples jar", examples, BUILD_HINT)?,
+            storm_starter_jar: existing("storm-starter 1.2.2 jar", starter, BUILD_HINT)?,
+        })
+    }
+}
+
+/// What a finished command printed.
+#[derive(Debug)]
+pub struct Output {
+    /// `None` when the harness killed it at its timeout.
+    pub status: Option<ExitStatus>,
+    pub stdout: String,
+    pub stderr: String,
+    pub elapsed: Duration,
+}
+
+impl Output {
+    pub fn success(&self) -> bool {
+        self.status.is_some_and(|s| s.success())
+    }
+
+    /// stdout then stderr, for assertions that do not care which.
+    pub fn combined(&self) -> String {
+        format!("{}{}", self.stdout, self.stderr)
+    }
+
+    /// A printable account of the run, for assertion messages.
+    pub fn describe(&self) -> String {
+        let status = match self.status {
+            Some(s) => s.to_string(),
+            None => "killed at timeout".to_owned(),
+        };
+        format!(
+            "{status} after {:.1} s\n--- stdout ---\n{}\n--- stderr ---\n{}",
+            self.elapsed.as_secs_f64(),
+            tail(&self.stdout, 60),
+            tail(&self.stderr, 60)
+        )
+    }
+}
+
+/// The last `n` lines of `text`.
+pub fn tail(text: &str, n: usize) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(n)..].join("\n")
+}
+
+fn spawn_reader(
+    mut pipe: impl Read + Send + 'static,
+) -> (Arc<Mutex<Vec<u8>>>, thread::JoinHandle<()>) {
+    let buf = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&buf);
+    let handle = thread::spawn(move || {
+        let mut chunk = [0u8; 8192];
+        loop {
+            match pipe.read(&mut chunk) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => sink
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .extend_from_slice(&chunk[..n]),
+            }
+        }
+    });
+    (buf, handle)
+}
+
+/// Runs `cmd` to completion or until `timeout`, when it is SIGKILLed.
+///
+/// Output is read on threads so a chatty child never blocks on a full pipe. A
+/// detached grandchild may keep the pipes open after the child exited: the
+/// readers then get a short grace period and the output read so far is kept.
+pub fn run_with_timeout(cmd: &mut Command, timeout: Duration) -> Result<Output> {
+    let start = Instant::now();
+    let program = PathBuf::from(cmd.get_program());
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(io_err("run", &program))?;
+    let (out_buf, out_thread) = match child.stdout.take() {
+        Some(p) => spawn_reader(p),
+        None => return Err(HarnessError::Failed("child has no stdout pipe".into())),
+    };
+    let (err_buf, err_thread) = match child.stderr.take() {
+        Some(p) => spawn_reader(p),
+        None => return Err(HarnessError::Failed("child has no stderr pipe".into())),
+    };
+    let status = loop {
+        match child.try_wait().map_err(io_err("wait for", &program))? {
+            Some(status) => break Some(status),
+            None if start.elapsed() >= timeout => {
+                // Already exited between the two calls is fine: ignore errors.
+                let _ = child.kill();
+                let _ = child.wait();
+                break None;
+            }
+            None => thread::sleep(Duration::from_millis(50)),
+        }
+    };
+    let grace = Instant::now() + Duration::from_secs(2);
+    while !(out_thread.is_finished() && err_thread.is_finished()) && Instant::now() < grace {
+        thread::sleep(Duration::from_millis(20));
+    }
+    let take = |buf: &Arc<Mutex<Vec<u8>>>| {
+        String::from_utf8_lossy(&buf.lock().unwrap_or_else(|e| e.into_inner())).into_owned()
+    };
+    Ok(Output {
+        status,
+        stdout: take(&out_buf),
+        stderr: take(&err_buf),
+        elapsed: start.elapsed(),
+    })
+}
+
+/// Polls `probe` every 100 ms until it returns `Some`, or fails after `timeout`.
+///
+/// `describe` is called once on timeout to say what was seen last.
+pub fn wait_until<T>(
+    what: &str,
+    timeout: Duration,
+    mut probe: impl FnMut() -> Option<T>,
+    describe: impl FnOnce() -> String,
+) -> Result<T> {
+    let start = Instant::now();
+    loop {
+        if let Some(v) = probe() {
+            return Ok(v);
+        }
+        if start.elapsed() >= timeout {
+            let seen = describe();
+            return Err(HarnessError::Timeout {
+                what: what.to_owned(),
+                secs: start.elapsed().as_secs_f64(),
+                detail: if seen.is_empty() {
+                    String::new()
+                } else {
+                    format!("; last seen:\n{seen}")
+                },
+            });
+        }
+        thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// The complete lines of a file (a last line without its newline is still
+/// being written and is left out); empty when the file does not exist yet.
+pub fn complete_lines(path: &Path) -> Vec<String> {
+    let Ok(text) = fs::read_to_string(path) else {
+        return Vec::new();
+    };
+    let complete = match text.rfind('\n') {
+        Some(i) => &text[..=i],
+        None => "",
+    };
+    complete.lines().map(str::to_owned).collect()
+}
+
+/// Files `<dir>/<prefix>-<task id>.txt`, as task id → complete lines.
+pub fn task_files(dir: &Path, prefix: &str) -> BTreeMap<i32, Vec<String>> {
+    let mut found = BTreeMap::new();
+    let Ok(entries) = fs::read_dir(dir) else {
+        return found;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let Some(task) = name
+            .strip_prefix(prefix)
+            .and_then(|rest| rest.strip_prefix('-'))
+            .and_then(|rest| rest.strip_suffix(".txt"))
+            .and_then(|id| id.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        found.insert(task, complete_lines(&entry.path()));
+    }
+    found
+}
+
+/// Processes (pid, command line) whose command line contains `needle`.
+pub fn processes_mentioning(needle: &str) -> Vec<(i32, String)> {
+    let me = std::process::id();
+    let mut found = Vec::new();
+    let Ok(entries) = fs::read_dir("/proc") else {
+        return found;
+    };
+    for entry in entries.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|s| s.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        if u32::try_from(pid).is_ok_and(|p| p == me) {
+            continue;
+        }
+        // Processes come and go while we scan: unreadable ones are skipped.
+        let Ok(raw) = fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        let cmdline = String::from_utf8_lossy(&raw).replace('\0', " ");
+        if cmdline.contains(needle) {
+            found.push((pid, cmdline.trim_end().to_owned()));
+        }
+    }
+    found
+}
+
+static SERIAL: Mutex<()> = Mutex::new(());
+static NAMES: AtomicU32 = AtomicU32::new(0);
+
+/// One test's private local cluster (see the module docs).
+pub struct Cluster {
+    pub artifacts: Artifacts,
+    home: TempDir,
+    home_str: String,
+    test: String,
+    // Dropped last: the next test starts only once this one is cleaned up.
+    _serial: MutexGuard<'static, ()>,
+}
+
+impl Cluster {
+    /// A fresh `EGRET_HOME` for test `test`; waits for the previous test to end.
+    pub fn new(test: &str) -> Result<Self> {
+        let serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+        let artifacts = Artifacts::locate()?;
+        let home = tempfile::Builder::new()
+            .prefix(&format!("egret-e2e-{test}-"))
+            .tempdir()
+            .map_err(io_err(
+                "create a temporary EGRET_HOME in",
+                &std::env::temp_dir(),
+            ))?;
+        let home_str = home.path().to_string_lossy().into_owned();
+        let cluster = Self {
+            artifacts,
+            home,
+            home_str,
+            test: test.to_owned(),
+            _serial: serial,
+        };
+        fs::create_dir_all(cluster.out_dir()).map_err(io_err("create", &cluster.out_dir()))?;
+        Ok(cluster)
+    }
+
+    /// This test's `EGRET_HOME`.
+    pub fn home(&self) -> &Path {
+        self.home.path()
+    }
+
+    /// Where example sinks write (passed to them as their output directory).
+    pub fn out_dir(&self) -> PathBuf {
+        self.home().join("out")
+    }
+
+    /// The local cluster directory (`egret.local.dir` default).
+    pub fn local_dir(&self) -> PathBuf {
+        self.home().join("local")
+    }
+
+    /// A topology name unique on this machine.
+    pub fn topology_name(&self) -> String {
+        let n = NAMES.fetch_add(1, Ordering::Relaxed);
+        format!("e2e-{}-{}-{n}", self.test, std::process::id())
+    }
+
+    /// An `egret` command with this cluster's `EGRET_HOME`.
+    pub fn egret<I, S>(&self, args: I) -> Command
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        let mut cmd = Command::new(&self.artifacts.egret);
+        cmd.args(args)
+            .env("EGRET_HOME", self.home())
+            .env_remove("EGRET_SUBMIT_SOCKET")
+            .env_remove("EGRET_SUBMIT_TOKEN")
+            .env_remove("EGRET_CLUSTER_CONFIG");
+        cmd
+    }
+
+    /// Runs `egret <args>` with the default timeout.
+    pub fn run<I, S>(&self, args: I) -> Result<Output>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        run_with_timeout(&mut self.egret(args), COMMAND_TIMEOUT)
+    }
+
+    /// `egret jar <examples jar> dev.egret.examples.<class> <name> <out dir>`.
+    pub fn jar_example(&self, class: &str, name: &str) -> Result<Output> {
+        let main = format!("{EXAMPLES_PACKAGE}.{class}");
+        let out = self.out_dir();
+        self.run([
+            OsStr::new("jar"),
+            self.artifacts.examples_jar.as_os_str(),
+            OsStr::new(&main),
+            OsStr::new(name),
+            out.as_os_str(),
+        ])
+    }
+
+    /// Submits an example that must start; fails with egret's output otherwise.
+    pub fn submit_example(&self, class: &str, name: &str) -> Result<Output> {
+        let out = self.jar_example(class, name)?;
+        if out.success() {
+            Ok(out)
+        } else {
+            Err(HarnessError::Failed(format!(
+                "egret jar {class} {name} failed: {}",
+                out.describe()
+            )))
+        }
+    }
+
+    /// `egret kill NAME -w 0`, which must succeed.
+    pub fn kill(&self, name: &str) -> Result<Output> {
+        let out = self.run(["kill", name, "-w", "0"])?;
+        if out.success() {
+            Ok(out)
+        } else {
+            Err(HarnessError::Failed(format!(
+                "egret kill {name} failed: {}",
+                out.describe()
+            )))
+        }
+    }
+
+    /// Kills `name` and checks that every process of this cluster is gone.
+    pub fn kill_and_check_clean(&self, name: &str) -> Result<()> {
+        self.kill(name)?;
+        self.assert_no_leftovers()
+    }
+
+    /// Processes still running that belong to this cluster.
+    pub fn leftovers(&self) -> Vec<(i32, String)> {
+        processes_mentioning(&self.home_str)
+    }
+
+    /// Waits up to [`SHUTDOWN_TIMEOUT`] for every process of this cluster to end.
+    pub fn assert_no_leftovers(&self) -> Result<()> {
+        wait_until(
+            "every process of the topology to exit",
+            SHUTDOWN_TIMEOUT,
+            || self.leftovers().is_empty().then_some(()),
+            || {
+                self.leftovers()
+                    .iter()
+                    .map(|(pid, cmd)| format!("  pid {pid}: {cmd}"))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            },
+        )
+    }
+
+    /// Every log file of the cluster (running and killed topologies), path → content.
+    pub fn logs(&self) -> BTreeMap<PathBuf, String> {
+        let mut logs = BTreeMap::new();
+        for parent in [
+            self.local_dir().join("topologies"),
+            self.local_dir().join("killed"),
+        ] {
+            let Ok(topologies) = fs::read_dir(&parent) else {
+                continue;
+            };
+            for topology in topologies.flatten() {
+                let Ok(files) = fs::read_dir(topology.path().join("logs")) else {
+                    continue;
+                };
+                for file in files.flatten() {
+                    if let Ok(text) = fs::read(file.path()) {
+                        logs.insert(file.path(), String::from_utf8_lossy(&text).into_owned());
+                    }
+                }
+            }
+        }
+        logs
+    }
+
+    /// Waits until some log file contains `needle`; returns that file's path.
+    pub fn wait_for_log(&self, needle: &str, timeout: Duration) -> Result<PathBuf> {
+        wait_until(
+            &format!("a log line containing {needle:?}"),
+            timeout,
+            || {
+                self.logs()
+                    .into_iter()
+                    .find(|(_, text)| text.contains(needle))
+                    .map(|(path, _)| path)
+            },
+            || self.describe_logs(15),
+        )
+    }
+
+    /// The last `lines` lines of every log, for failure messages.
+    pub fn describe_logs(&self, lines: usize) -> String {
+        self.logs()
+            .iter()
+            .map(|(path, text)| format!("=== {} ===\n{}", path.display(), tail(text, lines)))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        let failed = thread::panicking();
+        if failed {
+            eprintln!(
+                "e2e test {} failed; EGRET_HOME kept at {}\n{}",
+                self.test,
+                self.home_str,
+                self.describe_logs(40)
+            );
+            self.home.disable_cleanup(true);
+        }
+        // Only processes this test started carry its private path.
+        let deadline = Instant::now() + Duration::from_secs(5);
+        loop {
+            let left = self.leftovers();
+            if left.is_empty() || Instant::now() >= deadline {
+                break;
+            }
+            for (pid, cmdline) in left {
+                if !failed {
+                    eprintln!(
+                        "e2e test {}: killing leftover pid {pid}: {cmdline}",
+                        self.test
+                    );
+                }
+                // The process may have exited since the scan.
+                let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
+            }
+            thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn complete_lines_drops_a_partial_last_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.txt");
+        fs::write(&path, "a 1\nb 2\nc").unwrap();
+        assert_eq!(complete_lines(&path), vec!["a 1", "b 2"]);
+        assert!(complete_lines(&dir.path().join("missing")).is_empty());
+    }
+
+    #[test]
+    fn task_files_parses_task_ids_and_ignores_others() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("count-3.txt"), "x 1\n").unwrap();
+        fs::write(dir.path().join("count-12.txt"), "y 2\n").unwrap();
+        fs::write(dir.path().join("count-x.txt"), "z 1\n").unwrap();
+        fs::write(dir.path().join("countless-1.txt"), "z 1\n").unwrap();
+        let files = task_files(dir.path(), "count");
+        assert_eq!(files.keys().copied().collect::<Vec<_>>(), vec![3, 12]);
+        assert_eq!(files[&12], vec!["y 2"]);
+    }
+
+    #[test]
+    fn run_with_timeout_captures_output_and_kills_on_timeout() {
+        let out = run_with_timeout(
+            Command::new("sh").args(["-c", "echo out; echo err >&2; exit 3"]),
+            Duration::from_secs(10),
+        )
+        .unwrap();
+        assert_eq!(out.status.and_then(|s| s.code()), Some(3));
+        assert_eq!(out.stdout, "out\n");
+        assert_eq!(out.stderr, "err\n");
+
+        let out = run_with_timeout(
+            Command::new("sh").args(["-c", "exec sleep 30"]),
+            Duration::from_millis(300),
+        )
+        .unwrap();
+        assert!(out.status.is_none());
+        assert!(out.elapsed < Duration::from_secs(10));
+    }
+
+    #[test]
+    fn wait_until_reports_what_it_waited_for() {
+        let err = wait_until(
+            "nothing",
+            Duration::from_millis(150),
+            || None::<()>,
+            || "seen".into(),
+        )
+        .unwrap_err();
+        let text = err.to_string();
+        assert!(text.contains("nothing") && text.contains("seen"), "{text}");
+        assert_eq!(
+            wait_until("one", Duration::from_secs(1), || Some(1), String::new).unwrap(),
+            1
+        );
+    }
+
+    #[test]
+    fn processes_mentioning_finds_a_child_by_its_arguments() {
+        let marker = format!("egret-e2e-marker-{}", std::process::id());
+        let mut child = Command::new("sh")
+            // `read` blocks on the open pipe: the shell itself stays, with no child.
+            .args(["-c", "read -r line", &marker])
+            .stdin(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let found = wait_until(
+            "the marked child",
+            Duration::from_secs(5),
+            || {
+                let found = processes_mentioning(&marker);
+                (!found.is_empty()).then_some(found)
+            },
+            String::new,
+        );
+        child.kill().unwrap();
+        child.wait().unwrap();
+        let found = found.unwrap();
+        assert!(
+            found
+                .iter()
+                .any(|(pid, _)| u32::try_from(*pid).ok() == Some(child.id()))
+        );
+    }
+}
