@@ -14,6 +14,8 @@
 //!   as Storm's `Utils.merge` does;
 //! - every error names the file (and line when known) or the option at fault.
 
+pub mod topology;
+
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};

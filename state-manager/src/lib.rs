@@ -240,20 +240,7 @@ impl TopologyDir {
 
     /// The topology master's address, `None` until it has written it.
     pub fn read_tmaster_addr(&self) -> Result<Option<SocketAddr>, StateError> {
-        let path = self.dir.join("tmaster.addr");
-        match fs::read_to_string(&path) {
-            Ok(text) => text
-                .trim()
-                .parse()
-                .map(Some)
-                .map_err(|e| StateError::Corrupt {
-                    path,
-                    what: "address",
-                    detail: format!("{e}"),
-                }),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(io_err("read", &path)(e)),
-        }
+        self.read_optional_text("tmaster.addr", "address")
     }
 
     pub fn write_scheduler_pid(&self, pid: u32) -> Result<(), StateError> {
@@ -261,16 +248,25 @@ impl TopologyDir {
     }
 
     pub fn read_scheduler_pid(&self) -> Result<Option<i32>, StateError> {
-        let path = self.scheduler_pid_file();
+        self.read_optional_text("scheduler.pid", "pid")
+    }
+
+    /// A small text file parsed as `T`; `None` while the file does not exist.
+    fn read_optional_text<T>(&self, name: &str, what: &'static str) -> Result<Option<T>, StateError>
+    where
+        T: std::str::FromStr,
+        T::Err: std::fmt::Display,
+    {
+        let path = self.dir.join(name);
         match fs::read_to_string(&path) {
             Ok(text) => text
                 .trim()
                 .parse()
                 .map(Some)
-                .map_err(|e| StateError::Corrupt {
+                .map_err(|e: T::Err| StateError::Corrupt {
                     path,
-                    what: "pid",
-                    detail: format!("{e}"),
+                    what,
+                    detail: e.to_string(),
                 }),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
             Err(e) => Err(io_err("read", &path)(e)),

@@ -36,15 +36,14 @@ use tokio_util::sync::CancellationToken;
 use tracing::{info, warn};
 
 mod backoff;
-mod config;
 pub mod delivery;
 mod instances;
 mod master;
 mod peers;
 mod router;
 
-pub use config::max_frame_bytes;
 pub use delivery::{DeliveryTable, Destination, PlanError};
+pub use egret_config::topology::max_frame_bytes;
 
 use instances::{InstanceContext, InstanceEvent};
 use peers::PeerEvent;

@@ -40,9 +40,8 @@ use tokio_util::codec::Framed;
 use tracing::{debug, error, info, warn};
 
 pub mod client;
-mod config;
 
-pub use config::max_frame_bytes;
+pub use egret_config::topology::max_frame_bytes;
 
 /// How long a peer may take to send its hello (and a client its request).
 const HELLO_TIMEOUT: Duration = Duration::from_secs(10);

@@ -1,11 +1,11 @@
-//! The few topology config keys the stream manager reads.
+//! Settings the stream manager and the topology master read from a running
+//! topology's config (`Topology.config_json`).
 
 use egret_proto::frame::{DEFAULT_MAX_FRAME_BYTES, HELLO_MAX_BYTES};
 use egret_proto::v1::Topology;
 use tracing::warn;
 
-/// Config key of the frame cap after the hello.
-pub const MAX_FRAME_BYTES_KEY: &str = "egret.frame.max.bytes";
+use crate::FRAME_MAX_BYTES as MAX_FRAME_BYTES_KEY;
 
 /// `egret.frame.max.bytes` from the topology config (default
 /// [`DEFAULT_MAX_FRAME_BYTES`]); a value that is not a positive integer is
