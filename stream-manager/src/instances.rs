@@ -287,7 +287,7 @@ pub(crate) async fn writer(
                 let Some(conn) = current.as_mut() else { continue };
                 let count = batch.len();
                 let message = StreamManagerToInstance {
-                    message: Some(stream_manager_to_instance::Message::Tuples(TupleBatch { tuples: batch })),
+                    message: Some(stream_manager_to_instance::Message::Tuples(TupleBatch { tuples: batch, acks: Vec::new() })),
                 };
                 if let Err(err) = conn.sink.send(encode_message(&message)).await {
                     warn!(instance = %id, error = %err, dropped_tuples = count, "Instance lost while sending it tuples.");

@@ -93,7 +93,7 @@ pub(crate) async fn writer(
                 let Some((_, sink, _)) = current.as_mut() else { continue };
                 let count = batch.len();
                 let message = PeerMessage {
-                    message: Some(peer_message::Message::Tuples(TupleBatch { tuples: batch })),
+                    message: Some(peer_message::Message::Tuples(TupleBatch { tuples: batch, acks: Vec::new() })),
                 };
                 if let Err(err) = sink.send(encode_message(&message)).await {
                     warn!(peer, error = %err, dropped_tuples = count, "Peer stream manager lost while sending it tuples.");
