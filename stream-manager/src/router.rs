@@ -197,7 +197,7 @@ mod tests {
             src_task: 4,
             stream: "default".into(),
             values: Bytes::from_static(value),
-        }
+        }..Default::default()
     }
 
     #[tokio::test]

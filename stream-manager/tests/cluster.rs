@@ -218,6 +218,7 @@ async fn tuples_reach_the_instance_hosting_their_task_exactly_once() {
                 src_task: 4,
                 stream: "default".into(),
                 values: Bytes::from(vec![round, task as u8, 0xAB, 0xCD]),
+                ..Default::default()
             });
         }
     }
@@ -226,6 +227,7 @@ async fn tuples_reach_the_instance_hosting_their_task_exactly_once() {
         src_task: 4,
         stream: "default".into(),
         values: Bytes::from_static(b"lost"),
+        ..Default::default()
     });
     {
         let (_, sender) = conns.get_mut("split-0").unwrap();
