@@ -197,7 +197,8 @@ mod tests {
             src_task: 4,
             stream: "default".into(),
             values: Bytes::from_static(value),
-        }..Default::default()
+            ..Default::default()
+        }
     }
 
     #[tokio::test]

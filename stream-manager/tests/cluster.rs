@@ -233,7 +233,10 @@ async fn tuples_reach_the_instance_hosting_their_task_exactly_once() {
         let (_, sender) = conns.get_mut("split-0").unwrap();
         send(
             sender,
-            instance_to_stream_manager::Message::Tuples(TupleBatch { tuples }),
+            instance_to_stream_manager::Message::Tuples(TupleBatch {
+                tuples,
+                acks: Vec::new(),
+            }),
         )
         .await;
     }
