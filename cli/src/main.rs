@@ -1,5 +1,5 @@
 //! `egret`: the user commands (`jar`, `local`, `list`, `kill`, `activate`,
-//! `deactivate`) and the internal roles other egret processes start
+//! `deactivate`, `metrics`) and the internal roles other egret processes start
 //! (`scheduler`, `tmaster`, `container`, `stmgr`); see
 //! docs/internals/contracts.md, "Processes".
 //!
@@ -11,6 +11,7 @@
 //!   the children's parent-death signal fires only when this process exits.
 
 mod manage;
+mod metrics;
 mod submit;
 mod tail;
 
@@ -93,6 +94,11 @@ enum Command {
     },
     /// Stop a topology's spouts from calling nextTuple
     Deactivate {
+        /// Topology name
+        name: String,
+    },
+    /// Print a topology's metrics (restarts, acked/failed/timed-out trees, complete latency, ledger)
+    Metrics {
         /// Topology name
         name: String,
     },
@@ -199,6 +205,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let cfg = manage::load_config(config.config.as_deref(), &config.conf)?;
             current_thread_runtime()?.block_on(manage::set_active(&cfg, &name, false))?;
             println!("Deactivated topology '{name}'.");
+        }
+        Command::Metrics { name } => {
+            let cfg = manage::load_config(config.config.as_deref(), &config.conf)?;
+            let cluster = manage::cluster(&cfg)?;
+            println!("{}", metrics::render(&cluster, &name)?);
         }
         Command::Scheduler(role) => {
             let options = egret_scheduler::SchedulerOptions {

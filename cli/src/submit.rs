@@ -39,7 +39,22 @@ use crate::tail::LogTail;
 pub const DEFAULT_LOCAL_TTL: u64 = 20;
 /// The shim's client entry point.
 pub const SUBMITTER_MAIN: &str = "dev.egret.client.SubmitterMain";
-const AT_MOST_ONCE_NOTE: &str = "Acking is not implemented yet: every topology runs at-most-once, as Storm does with topology.acker.executors=0 (a spout's ack is called at emit).";
+
+/// The delivery guarantee the topology runs with, for the submission message.
+pub fn delivery_note(acking: &egret_stream_manager::AckingSettings) -> String {
+    if !acking.enabled {
+        return "Acking is off (topology.acker.executors = 0): at-most-once, a spout's ack is called at emit.".to_owned();
+    }
+    let timeout = if acking.timeouts_enabled {
+        format!(
+            "tuple trees not acked within {} s (topology.message.timeout.secs) fail and are replayed by the spout",
+            acking.timeout.as_secs()
+        )
+    } else {
+        "message timeouts are disabled (topology.enable.message.timeouts = false)".to_owned()
+    };
+    format!("Acking is on: at-least-once for spout emits with a message id; {timeout}.")
+}
 
 /// Takes `-c key=value` (and, for `local`, `--local-ttl SECS`) out of the
 /// arguments after the main class, as `storm jar`/`storm local` accept them there.
@@ -254,7 +269,9 @@ impl Launcher {
             plan.containers.len(),
             executors,
             tasks,
-            AT_MOST_ONCE_NOTE
+            delivery_note(&egret_stream_manager::AckingSettings::from_topology(
+                &topology
+            ))
         );
         let submitted = Submitted {
             name: topology.name.clone(),
@@ -636,6 +653,25 @@ mod tests {
             components,
             ..Default::default()
         }
+    }
+
+    #[test]
+    fn the_submission_states_the_delivery_mode() {
+        let settings = |json: &str| {
+            egret_stream_manager::AckingSettings::from_topology(&Topology {
+                config_json: json.into(),
+                ..Default::default()
+            })
+        };
+        let on = delivery_note(&settings("{}"));
+        assert!(on.contains("at-least-once") && on.contains("30 s"), "{on}");
+        let short = delivery_note(&settings(r#"{"topology.message.timeout.secs": 5}"#));
+        assert!(short.contains("5 s"), "{short}");
+        let off = delivery_note(&settings(r#"{"topology.acker.executors": 0}"#));
+        assert!(off.contains("at-most-once"), "{off}");
+        let no_timeouts =
+            delivery_note(&settings(r#"{"topology.enable.message.timeouts": false}"#));
+        assert!(no_timeouts.contains("disabled"), "{no_timeouts}");
     }
 
     #[test]

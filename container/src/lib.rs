@@ -11,6 +11,8 @@
 //! - children are supervised by [`egret_scheduler::process::Supervisor`]
 //!   (own process group, parent-death signal, restart with backoff), so this
 //!   role must run on a current-thread runtime on the main thread;
+//! - restarts of each child are counted (`egret.restarts`, component
+//!   `stmgr-N` or the instance id) in `DIR/metrics/container-N.json`;
 //! - on SIGTERM or SIGINT every child is stopped and reaped, then `run` returns.
 
 use std::path::{Path, PathBuf};
@@ -211,6 +213,9 @@ pub async fn run(options: ContainerOptions) -> Result<(), ContainerError> {
         tracing::debug!(instance = %instance.instance_id, command = %spec.display_command(), "Instance command line.");
         supervisor.spawn(spec);
     }
+    let process_name = format!("container-{}", options.index);
+    let metrics = supervisor.metrics().clone();
+    let metrics_writer = process::spawn_metrics_writer(metrics.clone(), dir.path(), &process_name);
     tracing::info!(topology = %topology.id, container = options.index, instances = container.instances.len(), "Container started its stream manager and instances.");
 
     let which = signal.await;
@@ -222,6 +227,8 @@ pub async fn run(options: ContainerOptions) -> Result<(), ContainerError> {
     for summary in supervisor.stop().await {
         tracing::info!(child = %summary.name, restarts = summary.restarts, "Child stopped.");
     }
+    metrics_writer.abort();
+    process::write_metrics_now(&metrics, dir.path(), &process_name);
     Ok(())
 }
 

@@ -8,8 +8,11 @@
 //! - container 0 is the topology master (`egret tmaster`), containers 1..=N are
 //!   container supervisors (`egret container --index N`), all children of this
 //!   process, started from the same executable, supervised by [`process::Supervisor`];
-//! - on SIGTERM or SIGINT it stops every child, reaps them, moves the topology
-//!   dir to `killed/` and returns `Ok` (the process exits 0).
+//! - it counts the restarts of each child (`egret.restarts`, component
+//!   `tmaster` or `container-N`) in `DIR/metrics/scheduler.json`;
+//! - on SIGTERM or SIGINT it stops every child, reaps them, writes the last
+//!   metrics snapshot, moves the topology dir to `killed/` and returns `Ok`
+//!   (the process exits 0).
 
 pub mod packing;
 pub mod process;
@@ -59,7 +62,11 @@ pub struct LocalProcessScheduler {
     dir: TopologyDir,
     policy: RestartPolicy,
     supervisor: Option<Supervisor>,
+    metrics_writer: Option<tokio::task::JoinHandle<()>>,
 }
+
+/// The scheduler's metrics snapshot: `DIR/metrics/scheduler.json`.
+const METRICS_PROCESS: &str = "scheduler";
 
 impl LocalProcessScheduler {
     pub fn new(executable: PathBuf, dir: TopologyDir, policy: RestartPolicy) -> Self {
@@ -68,6 +75,7 @@ impl LocalProcessScheduler {
             dir,
             policy,
             supervisor: None,
+            metrics_writer: None,
         }
     }
 
@@ -122,6 +130,11 @@ impl Scheduler for LocalProcessScheduler {
         for container in &plan.containers {
             supervisor.spawn(self.container_spec(container.index));
         }
+        self.metrics_writer = Some(process::spawn_metrics_writer(
+            supervisor.metrics().clone(),
+            self.dir.path(),
+            METRICS_PROCESS,
+        ));
         self.supervisor = Some(supervisor);
         Ok(())
     }
@@ -140,9 +153,14 @@ impl Scheduler for LocalProcessScheduler {
 
     async fn stop(&mut self) -> Result<(), SchedulerError> {
         if let Some(supervisor) = self.supervisor.take() {
+            let metrics = supervisor.metrics().clone();
             for summary in supervisor.stop().await {
                 tracing::info!(child = %summary.name, restarts = summary.restarts, "Container stopped.");
             }
+            if let Some(writer) = self.metrics_writer.take() {
+                writer.abort();
+            }
+            process::write_metrics_now(&metrics, self.dir.path(), METRICS_PROCESS);
         }
         Ok(())
     }

@@ -11,7 +11,8 @@
 //! - a child that exits while its supervisor is not stopping is restarted after
 //!   a backoff (doubling from [`RestartPolicy::initial_backoff`], reset when the
 //!   child had run for [`RestartPolicy::stable_after`]); every restart is logged
-//!   and counted;
+//!   and counted, in the child's summary and in the supervisor's metrics
+//!   registry as `egret.restarts` (component: the child's name, task 0);
 //! - stopping sends SIGTERM to the child's process group, SIGKILL after the
 //!   grace period, and always reaps the child.
 
@@ -23,6 +24,7 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
+use egret_metrics::{MetricKey, Registry, SnapshotWriter};
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 use tokio::process::{Child, Command};
@@ -193,11 +195,23 @@ struct Watched {
     task: JoinHandle<ChildSummary>,
 }
 
+/// The metric counting a supervised child's restarts.
+pub const RESTARTS_METRIC: &str = "egret.restarts";
+
+/// How often a supervisor's metrics snapshot is considered for writing (the
+/// writer itself throttles to one write per 5 s, and writes only on change).
+pub const METRICS_TICK: Duration = Duration::from_secs(1);
+
+fn restarts_key(child: &str) -> MetricKey {
+    MetricKey::new(RESTARTS_METRIC, child, 0)
+}
+
 /// Runs children, restarts them when they die, stops them all on request.
 pub struct Supervisor {
     policy: RestartPolicy,
     stopping: watch::Sender<bool>,
     children: BTreeMap<String, Watched>,
+    metrics: Registry,
 }
 
 impl Supervisor {
@@ -207,7 +221,13 @@ impl Supervisor {
             policy,
             stopping,
             children: BTreeMap::new(),
+            metrics: Registry::new(),
         }
+    }
+
+    /// The registry holding `egret.restarts` of every child.
+    pub fn metrics(&self) -> &Registry {
+        &self.metrics
     }
 
     /// Starts a child and keeps it running. A child of the same name is
@@ -215,11 +235,15 @@ impl Supervisor {
     pub fn spawn(&mut self, spec: ChildSpec) {
         let (restart_tx, restart_rx) = mpsc::channel(1);
         let name = spec.name.clone();
+        if self.metrics.get(&restarts_key(&name)).is_none() {
+            self.metrics.set(restarts_key(&name), 0.0);
+        }
         let task = tokio::spawn(watch_child(
             spec,
             self.policy,
             self.stopping.subscribe(),
             restart_rx,
+            self.metrics.clone(),
         ));
         if let Some(old) = self.children.insert(
             name,
@@ -279,6 +303,7 @@ async fn watch_child(
     policy: RestartPolicy,
     mut stopping: watch::Receiver<bool>,
     mut restart_rx: mpsc::Receiver<()>,
+    metrics: Registry,
 ) -> ChildSummary {
     let mut restarts = 0u32;
     let mut backoff = policy.initial_backoff;
@@ -321,6 +346,7 @@ async fn watch_child(
             Wake::RestartRequested => {
                 let _ = terminate(&mut child, policy.stop_grace).await;
                 restarts += 1;
+                metrics.add(restarts_key(&spec.name), 1.0);
                 backoff = policy.initial_backoff;
                 tracing::info!(child = %spec.name, restarts, "Restarting child on request.");
             }
@@ -329,6 +355,7 @@ async fn watch_child(
                     break;
                 }
                 restarts += 1;
+                metrics.add(restarts_key(&spec.name), 1.0);
                 if started.elapsed() >= policy.stable_after {
                     backoff = policy.initial_backoff;
                 }
@@ -347,6 +374,40 @@ async fn watch_child(
     ChildSummary {
         name: spec.name,
         restarts,
+    }
+}
+
+/// Keeps `DIR/metrics/<process>.json` current with `registry` until the
+/// returned task is aborted; call [`write_metrics_now`] for the last word.
+pub fn spawn_metrics_writer(
+    registry: Registry,
+    topology_dir: &Path,
+    process: &str,
+) -> JoinHandle<()> {
+    let mut writer = SnapshotWriter::new(topology_dir, process);
+    tokio::spawn(async move {
+        let mut ticks = tokio::time::interval(METRICS_TICK);
+        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut failing = false;
+        loop {
+            ticks.tick().await;
+            match writer.write_if_due(&registry, Instant::now()) {
+                Ok(_) => failing = false,
+                Err(e) => {
+                    if !failing {
+                        tracing::warn!(error = %e, "Writing the metrics snapshot failed.");
+                    }
+                    failing = true;
+                }
+            }
+        }
+    })
+}
+
+/// Writes the snapshot now (at shutdown), logging a failure.
+pub fn write_metrics_now(registry: &Registry, topology_dir: &Path, process: &str) {
+    if let Err(e) = SnapshotWriter::new(topology_dir, process).write_now(registry, Instant::now()) {
+        tracing::warn!(error = %e, "Writing the last metrics snapshot failed.");
     }
 }
 
@@ -404,9 +465,15 @@ mod tests {
         let mut sup = Supervisor::new(fast());
         sup.spawn(sh("c", "echo run $EGRET_TEST_VAR; exit 3", &log));
         tokio::time::sleep(Duration::from_millis(400)).await;
+        let metrics = sup.metrics().clone();
         let summary = sup.stop().await;
         assert_eq!(summary.len(), 1);
         assert!(summary[0].restarts >= 2, "{summary:?}");
+        assert_eq!(
+            metrics.get(&restarts_key("c")),
+            Some(f64::from(summary[0].restarts)),
+            "every restart is counted in the metrics"
+        );
         let text = std::fs::read_to_string(&log).unwrap();
         assert!(
             text.lines().filter(|l| *l == "run hello").count() >= 2,
@@ -453,10 +520,36 @@ mod tests {
         assert!(!sup.restart("nope"));
         tokio::time::sleep(Duration::from_millis(300)).await;
         assert_eq!(sup.names(), vec!["r".to_string()]);
+        assert_eq!(sup.metrics().get(&restarts_key("r")), Some(1.0));
         let summary = sup.stop().await;
         assert_eq!(summary[0].restarts, 1);
         let text = std::fs::read_to_string(&log).unwrap();
         assert_eq!(text.lines().filter(|l| *l == "up").count(), 2, "{text}");
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn the_restart_counts_reach_the_snapshot_file() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut sup = Supervisor::new(fast());
+        sup.spawn(sh("quiet", "exec sleep 30", &tmp.path().join("q.log")));
+        sup.spawn(sh("dying", "exit 1", &tmp.path().join("d.log")));
+        let writer = spawn_metrics_writer(sup.metrics().clone(), tmp.path(), "scheduler");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let metrics = sup.metrics().clone();
+        sup.stop().await;
+        writer.abort();
+        write_metrics_now(&metrics, tmp.path(), "scheduler");
+        let snapshot = &egret_metrics::read_snapshots(tmp.path()).unwrap()[0];
+        assert_eq!(snapshot.process, "scheduler");
+        let value = |child: &str| {
+            snapshot
+                .metrics
+                .iter()
+                .find(|m| m.name == RESTARTS_METRIC && m.component == child && m.task == 0)
+                .map(|m| m.value)
+        };
+        assert_eq!(value("quiet"), Some(0.0));
+        assert!(value("dying").unwrap() >= 1.0, "{snapshot:?}");
     }
 
     #[test]

@@ -61,6 +61,7 @@ pub struct DeliveryTable {
     container_index: i32,
     routes: HashMap<i32, Destination>,
     task_container: BTreeMap<i32, i32>,
+    task_components: HashMap<i32, String>,
 }
 
 /// Task ids of each component, as Storm assigns them: components in the
@@ -94,6 +95,7 @@ impl DeliveryTable {
         let ranges = task_ranges(topology)?;
         let mut routes = HashMap::new();
         let mut task_container = BTreeMap::new();
+        let mut task_components = HashMap::new();
         let mut hosts: HashMap<i32, &str> = HashMap::new();
         let mut containers = std::collections::HashSet::new();
         let mut instances = std::collections::HashSet::new();
@@ -136,6 +138,7 @@ impl DeliveryTable {
                     };
                     routes.insert(task, destination);
                     task_container.insert(task, container.index);
+                    task_components.insert(task, instance.component.clone());
                 }
             }
         }
@@ -154,6 +157,7 @@ impl DeliveryTable {
             container_index,
             routes,
             task_container,
+            task_components,
         })
     }
 
@@ -169,6 +173,11 @@ impl DeliveryTable {
     /// Container index of every task of the topology.
     pub fn task_container(&self) -> &BTreeMap<i32, i32> {
         &self.task_container
+    }
+
+    /// Component of every task of the topology.
+    pub fn task_components(&self) -> &HashMap<i32, String> {
+        &self.task_components
     }
 
     pub fn num_tasks(&self) -> usize {

@@ -12,18 +12,20 @@ use std::time::Duration;
 use egret_proto::frame::{decode_message, encode_message};
 use egret_proto::v1::{
     Hello, InstanceAssignment, InstancePlan, InstanceToStreamManager, PeerRole, PhysicalPlan,
-    StateChange, StreamManagerToInstance, TopologyState, TupleBatch, instance_to_stream_manager,
+    StateChange, StreamManagerToInstance, TopologyState, TreeEvents, instance_to_stream_manager,
     stream_manager_to_instance,
 };
 use futures::{SinkExt, StreamExt};
 use tokio::net::{UnixListener, UnixStream};
 use tokio::sync::{mpsc, oneshot, watch};
-use tracing::{error, info, warn};
+use tracing::{debug, error, info, warn};
 
 use crate::Shared;
-use crate::router::{FrameSink, Source, TupleReceiver, next_batch};
+use crate::router::{FrameSink, Source, TreeReceiver, TupleReceiver, next_batch};
 use egret_proto::handshake::accept_checked;
 
+/// Tree events sent to an instance in one frame at most (about 30 bytes each).
+const MAX_TREE_EVENTS_PER_FRAME: usize = 16 * 1024;
 /// How long a connecting instance may take to send its hello.
 const HELLO_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -139,10 +141,7 @@ async fn serve(shared: Arc<Shared>, stream: UnixStream) {
         };
         match message.message {
             Some(instance_to_stream_manager::Message::Tuples(batch)) => {
-                shared
-                    .router
-                    .route(batch.tuples, Source::Instance(&id))
-                    .await;
+                shared.router.route(batch, Source::Instance(&id)).await;
             }
             Some(instance_to_stream_manager::Message::Ready(_)) => {
                 if events
@@ -235,6 +234,7 @@ pub(crate) async fn writer(
     shared: Arc<Shared>,
     context: Arc<InstanceContext>,
     mut tuples: TupleReceiver,
+    mut trees: TreeReceiver,
     mut events: mpsc::Receiver<InstanceEvent>,
     mut plans: watch::Receiver<Option<Arc<PhysicalPlan>>>,
 ) {
@@ -285,12 +285,35 @@ pub(crate) async fn writer(
             batch = next_batch(&mut tuples, shared.max_frame_bytes), if current.as_ref().is_some_and(|c| c.ready) => {
                 let Some(batch) = batch else { return };
                 let Some(conn) = current.as_mut() else { continue };
-                let count = batch.len();
+                let count = batch.tuples.len();
                 let message = StreamManagerToInstance {
-                    message: Some(stream_manager_to_instance::Message::Tuples(TupleBatch { tuples: batch, acks: Vec::new() })),
+                    message: Some(stream_manager_to_instance::Message::Tuples(batch)),
                 };
                 if let Err(err) = conn.sink.send(encode_message(&message)).await {
                     warn!(instance = %id, error = %err, dropped_tuples = count, "Instance lost while sending it tuples.");
+                    current = None;
+                }
+            }
+            events = trees.recv() => {
+                let Some(mut events) = events else { return };
+                // Take whatever else is queued: one frame for all of it.
+                while events.len() < MAX_TREE_EVENTS_PER_FRAME {
+                    match trees.try_recv() {
+                        Ok(more) => events.extend(more),
+                        Err(_) => break,
+                    }
+                }
+                let Some(conn) = current.as_mut().filter(|c| c.ready) else {
+                    // The instance fails every pending tree when it (re)connects.
+                    debug!(instance = %id, dropped = events.len(), "Dropping tree events: the instance is not connected.");
+                    continue;
+                };
+                let count = events.len();
+                let message = StreamManagerToInstance {
+                    message: Some(stream_manager_to_instance::Message::TreeEvents(TreeEvents { events })),
+                };
+                if let Err(err) = conn.sink.send(encode_message(&message)).await {
+                    warn!(instance = %id, error = %err, dropped_tree_events = count, "Instance lost while sending it tree events.");
                     current = None;
                 }
             }

@@ -10,7 +10,9 @@
 //!   destination's outbound queue and its current connection;
 //! - the master session registers with the topology master and publishes each
 //!   plan it receives on a `watch` channel that writers and dialers follow;
-//! - one dialer per higher-indexed peer keeps the mesh connection up.
+//! - one dialer per higher-indexed peer keeps the mesh connection up;
+//! - the ledger timer rotates the ledger of the local spout tasks every T/2
+//!   (`ledger`) and writes the metrics snapshot `DIR/metrics/stmgr-N.json`.
 //!
 //! Invariants:
 //! - every queue on the data path is bounded (see `router`);
@@ -26,6 +28,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use egret_metrics::{Registry, SnapshotWriter};
 use egret_proto::Token;
 use egret_proto::v1::{PackingPlan, PhysicalPlan, Topology, TopologyState};
 use egret_state_manager::{StateError, TopologyDir};
@@ -38,12 +41,15 @@ use tracing::{info, warn};
 mod backoff;
 pub mod delivery;
 mod instances;
+mod ledger;
 mod master;
 mod peers;
 mod router;
+mod settings;
 
 pub use delivery::{DeliveryTable, Destination, PlanError};
 pub use egret_config::topology::max_frame_bytes;
+pub use settings::AckingSettings;
 
 use instances::{InstanceContext, InstanceEvent};
 use peers::PeerEvent;
@@ -53,6 +59,9 @@ use router::Router;
 const KILL_GRACE: Duration = Duration::from_secs(2);
 /// Capacity of the small control channels (connection events); never the data path.
 const EVENT_CAPACITY: usize = 16;
+/// How often the ledger's counters are copied to the metrics registry (the
+/// snapshot writer throttles the file writes itself).
+const METRICS_TICK: Duration = Duration::from_secs(1);
 
 #[derive(Debug, Clone)]
 pub struct StreamManagerOptions {
@@ -107,6 +116,7 @@ pub(crate) struct Shared {
     pub instance_events: HashMap<String, mpsc::Sender<InstanceEvent>>,
     pub peer_events: HashMap<i32, mpsc::Sender<PeerEvent>>,
     pub plan_tx: watch::Sender<Option<Arc<PhysicalPlan>>>,
+    pub metrics: Registry,
     pub cancel: CancellationToken,
     next_connection: AtomicU64,
 }
@@ -141,6 +151,7 @@ pub async fn run(options: StreamManagerOptions) -> Result<(), StreamManagerError
     let token = dir.read_token()?;
     let table = DeliveryTable::build(&topology, &packing, index)?;
     let max_frame_bytes = max_frame_bytes(&topology);
+    let acking = AckingSettings::from_topology(&topology);
 
     let own = packing
         .containers
@@ -241,14 +252,16 @@ pub async fn run(options: StreamManagerOptions) -> Result<(), StreamManagerError
         instance_events,
         peer_events,
         plan_tx,
+        metrics: Registry::new(),
         cancel: cancel.clone(),
         next_connection: AtomicU64::new(1),
     });
 
     let mut instance_writers = Vec::new();
     for id in &instance_ids {
-        let (Some(tuples), Some(events), Some(context)) = (
+        let (Some(tuples), Some(trees), Some(events), Some(context)) = (
             receivers.local.remove(id),
+            receivers.trees.remove(id),
             instance_event_rx.remove(id),
             shared.instances.get(id).cloned(),
         ) else {
@@ -259,6 +272,7 @@ pub async fn run(options: StreamManagerOptions) -> Result<(), StreamManagerError
             Arc::clone(&shared),
             context,
             tuples,
+            trees,
             events,
             plans,
         )));
@@ -280,6 +294,13 @@ pub async fn run(options: StreamManagerOptions) -> Result<(), StreamManagerError
     ));
     shared.spawn(peers::accept_loop(Arc::clone(&shared), data_listener));
     shared.spawn(master::session_loop(Arc::clone(&shared), data_port));
+    info!(
+        acking = acking.enabled,
+        timeout_secs = acking.timeout.as_secs(),
+        timeouts = acking.timeouts_enabled,
+        "Ledger ready."
+    );
+    shared.spawn(ledger_timer(Arc::clone(&shared), acking));
 
     let mut plans = shared.plan_tx.subscribe();
     loop {
@@ -301,13 +322,53 @@ pub async fn run(options: StreamManagerOptions) -> Result<(), StreamManagerError
     // Instance writers tell their instances, close their connections and end.
     let _ = tokio::time::timeout(KILL_GRACE, futures::future::join_all(instance_writers)).await;
     cancel.cancel();
+    shared.router.publish_metrics(&shared.metrics);
+    if let Err(err) = SnapshotWriter::new(shared.dir.path(), &format!("stmgr-{index}"))
+        .write_now(&shared.metrics, std::time::Instant::now())
+    {
+        warn!(error = %err, "Writing the last metrics snapshot failed.");
+    }
     if let Err(err) = std::fs::remove_file(&socket) {
         warn!(path = %socket.display(), error = %err, "Removing the instance socket failed.");
     }
     info!(
         container = index,
         dropped_tuples = shared.router.dropped(),
+        dropped_acks = shared.router.dropped_acks(),
+        dropped_tree_events = shared.router.dropped_tree_events(),
         "Stream manager stopped."
     );
     Ok(())
+}
+
+/// Rotates the ledger every T/2 (unless timeouts are off) and keeps the
+/// metrics snapshot current.
+async fn ledger_timer(shared: Arc<Shared>, acking: AckingSettings) {
+    let period = ledger::rotation_period(acking.timeout);
+    let start = tokio::time::Instant::now();
+    let mut rotation = tokio::time::interval_at(start + period, period);
+    rotation.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut metrics = tokio::time::interval(METRICS_TICK);
+    metrics.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut writer = SnapshotWriter::new(shared.dir.path(), &format!("stmgr-{}", shared.index));
+    let mut failing = false;
+    loop {
+        tokio::select! {
+            _ = rotation.tick(), if acking.timeouts_enabled => {
+                shared.router.rotate_ledger();
+            }
+            _ = metrics.tick() => {
+                shared.router.publish_metrics(&shared.metrics);
+                match writer.write_if_due(&shared.metrics, std::time::Instant::now()) {
+                    Ok(_) => failing = false,
+                    Err(err) => {
+                        if !failing {
+                            warn!(error = %err, "Writing the metrics snapshot failed.");
+                        }
+                        failing = true;
+                    }
+                }
+            }
+        }
+    }
 }

@@ -129,12 +129,24 @@ async fn session(
                         if plan.packing.as_ref() != Some(&shared.packing) {
                             warn!("The physical plan's packing differs from packing.pb; routing keeps the packing read at startup.");
                         }
-                        info!(
-                            state = crate::state_name(plan.state),
-                            stream_managers = plan.stream_managers.len(),
-                            "Physical plan received."
-                        );
-                        shared.plan_tx.send_replace(Some(Arc::new(plan)));
+                        // A restarted master sends the plan we already follow:
+                        // nothing must move (no redial, no reassignment).
+                        let changed = shared.plan_tx.send_if_modified(|current| {
+                            if current.as_deref() == Some(&plan) {
+                                return false;
+                            }
+                            *current = Some(Arc::new(plan.clone()));
+                            true
+                        });
+                        if changed {
+                            info!(
+                                state = crate::state_name(plan.state),
+                                stream_managers = plan.stream_managers.len(),
+                                "Physical plan received."
+                            );
+                        } else {
+                            info!("Physical plan received, unchanged.");
+                        }
                     }
                     Some(master_to_stream_manager::Message::Error(reason)) => {
                         return Err(SessionError::Refused(reason));

@@ -10,7 +10,7 @@ use std::time::Duration;
 use egret_proto::FrameCodec;
 use egret_proto::frame::{decode_message, encode_message};
 use egret_proto::handshake::{HandshakeError, connect};
-use egret_proto::v1::{Hello, PeerMessage, PeerRole, PhysicalPlan, TupleBatch, peer_message};
+use egret_proto::v1::{Hello, PeerMessage, PeerRole, PhysicalPlan, peer_message};
 use futures::{SinkExt, StreamExt};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpListener, TcpStream};
@@ -91,12 +91,13 @@ pub(crate) async fn writer(
             batch = next_batch(&mut tuples, shared.max_frame_bytes), if current.is_some() => {
                 let Some(batch) = batch else { return };
                 let Some((_, sink, _)) = current.as_mut() else { continue };
-                let count = batch.len();
+                let (count, acks) = (batch.tuples.len(), batch.acks.len());
                 let message = PeerMessage {
-                    message: Some(peer_message::Message::Tuples(TupleBatch { tuples: batch, acks: Vec::new() })),
+                    message: Some(peer_message::Message::Tuples(batch)),
                 };
                 if let Err(err) = sink.send(encode_message(&message)).await {
-                    warn!(peer, error = %err, dropped_tuples = count, "Peer stream manager lost while sending it tuples.");
+                    // Lost acks and tuples are failed by the ledger's timeout and replayed.
+                    warn!(peer, error = %err, dropped_tuples = count, dropped_acks = acks, "Peer stream manager lost while sending it tuples.");
                     current = None;
                 }
             }
@@ -249,7 +250,7 @@ async fn run_connection<S>(
             Ok(PeerMessage {
                 message: Some(peer_message::Message::Tuples(batch)),
             }) => {
-                shared.router.route(batch.tuples, Source::Peer(peer)).await;
+                shared.router.route(batch, Source::Peer(peer)).await;
             }
             Ok(PeerMessage { message: None }) => {
                 debug!(peer, "Ignoring an empty or unknown peer message.")

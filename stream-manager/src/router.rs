@@ -1,4 +1,5 @@
-//! Routing by task id, and the per-destination outbound queues and writers.
+//! Routing by task id, the ledger updates of each batch, and the
+//! per-destination outbound queues and writers.
 //!
 //! Invariants:
 //! - there is one bounded queue per destination (each local instance, each
@@ -6,6 +7,13 @@
 //!   that has not connected yet wait there (bounded) instead of being lost;
 //! - [`Router::route`] awaits on a full queue: the reader that called it stops
 //!   reading its source, which is the backpressure;
+//! - a batch's `acks` are applied (local ledger) or queued (peer) before its
+//!   tuples are routed (contracts, "Acking"); an ack whose spout task is local
+//!   goes to the ledger, else to the peer hosting the task, never further
+//!   when it came from a peer (no forwarding loops);
+//! - tree events go to the instance hosting the spout task through a bounded
+//!   queue that never blocks the router: when it is full they are dropped and
+//!   counted (the spout's own 3 × timeout safety net then fails the tree);
 //! - a queue has exactly one consumer, its destination's writer, which sends
 //!   whatever has accumulated as one `TupleBatch` frame (re-batching);
 //! - `TupleData::values` is never decoded; it is `Bytes` moved from frame to
@@ -16,26 +24,33 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use egret_proto::v1::TupleData;
+use egret_metrics::{MetricKey, Registry};
+use egret_proto::v1::{AckEntry, TreeEvent, TupleBatch};
 use prost::Message;
 use tokio::sync::mpsc;
-use tracing::warn;
+use tracing::{debug, warn};
 
 use crate::delivery::{DeliveryTable, Destination};
+use crate::ledger::Ledger;
 
 /// Batches a queue holds before its senders wait.
 pub(crate) const QUEUE_CAPACITY: usize = 1024;
+/// Batches of tree events queued toward one instance before they are dropped.
+pub(crate) const TREE_QUEUE_CAPACITY: usize = 1024;
 /// At most one warning per this interval about dropped tuples.
 const WARN_INTERVAL: Duration = Duration::from_secs(1);
-/// Tuples re-batched into one frame at most.
+/// Tuples (and acks) re-batched into one frame at most.
 const MAX_TUPLES_PER_FRAME: usize = 16 * 1024;
+/// The component name of the ledger's own metrics.
+pub(crate) const LEDGER_COMPONENT: &str = "__ledger";
 
 /// The sending half of a framed connection (Unix or TCP), owned by a writer.
 pub(crate) type FrameSink =
     std::pin::Pin<Box<dyn futures::Sink<bytes::Bytes, Error = egret_proto::FrameError> + Send>>;
 
-pub(crate) type TupleSender = mpsc::Sender<Vec<TupleData>>;
-pub(crate) type TupleReceiver = mpsc::Receiver<Vec<TupleData>>;
+pub(crate) type TupleSender = mpsc::Sender<TupleBatch>;
+pub(crate) type TupleReceiver = mpsc::Receiver<TupleBatch>;
+pub(crate) type TreeReceiver = mpsc::Receiver<Vec<TreeEvent>>;
 
 /// Where a batch being routed came from.
 #[derive(Debug, Clone, Copy)]
@@ -57,7 +72,15 @@ pub(crate) struct Router {
     /// task id -> index into `queues`, and whether that destination is local.
     routes: HashMap<i32, (usize, bool)>,
     queues: Vec<TupleSender>,
+    /// Local task id -> index into `tree_queues` (its instance).
+    tree_routes: HashMap<i32, usize>,
+    tree_queues: Vec<mpsc::Sender<Vec<TreeEvent>>>,
+    /// Task id -> component, for the ledger's metrics.
+    components: HashMap<i32, String>,
+    ledger: Mutex<Ledger>,
     dropped: AtomicU64,
+    dropped_acks: AtomicU64,
+    dropped_tree_events: AtomicU64,
     last_warning: Mutex<Option<Instant>>,
 }
 
@@ -65,6 +88,7 @@ pub(crate) struct Router {
 pub(crate) struct Receivers {
     pub local: HashMap<String, TupleReceiver>,
     pub remote: HashMap<i32, TupleReceiver>,
+    pub trees: HashMap<String, TreeReceiver>,
 }
 
 impl Router {
@@ -78,7 +102,10 @@ impl Router {
         let mut receivers = Receivers {
             local: HashMap::new(),
             remote: HashMap::new(),
+            trees: HashMap::new(),
         };
+        let mut tree_queues = Vec::new();
+        let mut tree_slots: HashMap<String, usize> = HashMap::new();
         let mut add = |destination: Destination, queues: &mut Vec<TupleSender>| {
             let (tx, rx) = mpsc::channel(QUEUE_CAPACITY);
             slots.insert(destination.clone(), queues.len());
@@ -86,6 +113,10 @@ impl Router {
             match destination {
                 Destination::Local(id) => {
                     receivers.local.insert(id.to_string(), rx);
+                    let (tx, rx) = mpsc::channel(TREE_QUEUE_CAPACITY);
+                    tree_slots.insert(id.to_string(), tree_queues.len());
+                    tree_queues.push(tx);
+                    receivers.trees.insert(id.to_string(), rx);
                 }
                 Destination::Remote(index) => {
                     receivers.remote.insert(index, rx);
@@ -99,17 +130,29 @@ impl Router {
             add(Destination::Remote(index), &mut queues);
         }
         let mut routes = HashMap::new();
+        let mut tree_routes = HashMap::new();
         for &task in table.task_container().keys() {
             if let Some(destination) = table.destination(task)
                 && let Some(&slot) = slots.get(destination)
             {
                 routes.insert(task, (slot, matches!(destination, Destination::Local(_))));
+                if let Destination::Local(id) = destination
+                    && let Some(&tree_slot) = tree_slots.get(id.as_ref())
+                {
+                    tree_routes.insert(task, tree_slot);
+                }
             }
         }
         let router = Self {
             routes,
             queues,
+            tree_routes,
+            tree_queues,
+            components: table.task_components().clone(),
+            ledger: Mutex::new(Ledger::new(Instant::now())),
             dropped: AtomicU64::new(0),
+            dropped_acks: AtomicU64::new(0),
+            dropped_tree_events: AtomicU64::new(0),
             last_warning: Mutex::new(None),
         };
         (router, receivers)
@@ -120,11 +163,31 @@ impl Router {
         self.dropped.load(Ordering::Relaxed)
     }
 
-    /// Sends every tuple to its destination's queue, waiting while a queue is full.
-    pub(crate) async fn route(&self, tuples: Vec<TupleData>, source: Source<'_>) {
-        let mut groups: Vec<Vec<TupleData>> = Vec::new();
-        groups.resize_with(self.queues.len(), Vec::new);
-        for tuple in tuples {
+    /// Acks dropped so far (unknown spout task, or misrouted by a peer).
+    pub(crate) fn dropped_acks(&self) -> u64 {
+        self.dropped_acks.load(Ordering::Relaxed)
+    }
+
+    /// Tree events dropped so far (instance queue full).
+    pub(crate) fn dropped_tree_events(&self) -> u64 {
+        self.dropped_tree_events.load(Ordering::Relaxed)
+    }
+
+    fn lock_ledger(&self) -> std::sync::MutexGuard<'_, Ledger> {
+        // Ledger operations do not panic half-way in practice; if one did, the
+        // ledger is still a valid set of entries.
+        self.ledger.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Applies the batch's acks, then sends every tuple to its destination's
+    /// queue, waiting while a queue is full.
+    pub(crate) async fn route(&self, batch: TupleBatch, source: Source<'_>) {
+        let mut groups: Vec<TupleBatch> = Vec::new();
+        groups.resize_with(self.queues.len(), TupleBatch::default);
+        if !batch.acks.is_empty() {
+            self.apply_acks(batch.acks, source, &mut groups);
+        }
+        for tuple in batch.tuples {
             match self.routes.get(&tuple.dest_task) {
                 Some(&(slot, local)) => {
                     if let Source::Peer(_) = source
@@ -134,14 +197,14 @@ impl Router {
                         // would risk loops between stream managers.
                         self.drop_tuple(tuple.dest_task, source, "is not hosted by this container");
                     } else if let Some(group) = groups.get_mut(slot) {
-                        group.push(tuple);
+                        group.tuples.push(tuple);
                     }
                 }
                 None => self.drop_tuple(tuple.dest_task, source, "is not a task of the topology"),
             }
         }
         for (slot, group) in groups.into_iter().enumerate() {
-            if group.is_empty() {
+            if group.tuples.is_empty() && group.acks.is_empty() {
                 continue;
             }
             if let Some(queue) = self.queues.get(slot)
@@ -153,15 +216,142 @@ impl Router {
         }
     }
 
-    fn drop_tuple(&self, task: i32, source: Source<'_>, why: &str) {
-        let dropped = self.dropped.fetch_add(1, Ordering::Relaxed) + 1;
+    /// Local roots go to the ledger now; remote ones into their peer's group.
+    fn apply_acks(&self, acks: Vec<AckEntry>, source: Source<'_>, groups: &mut [TupleBatch]) {
+        let now = Instant::now();
+        let mut events = Vec::new();
+        {
+            let mut ledger = None;
+            for ack in acks {
+                let task = ack.root.as_ref().map_or(0, |r| r.spout_task);
+                match self.routes.get(&task) {
+                    Some(&(_, true)) => {
+                        let ledger = ledger.get_or_insert_with(|| self.lock_ledger());
+                        if let Some(event) = ledger.apply(&ack, now) {
+                            events.push((task, event));
+                        }
+                    }
+                    Some(&(slot, false)) if matches!(source, Source::Instance(_)) => {
+                        if let Some(group) = groups.get_mut(slot) {
+                            group.acks.push(ack);
+                        }
+                    }
+                    Some(_) => self.drop_ack(task, source, "is not hosted by this container"),
+                    None => self.drop_ack(task, source, "is not a task of the topology"),
+                }
+            }
+        }
+        self.dispatch(events);
+    }
+
+    /// Sends tree events to the instances hosting their spout tasks, never waiting.
+    fn dispatch(&self, events: Vec<(i32, TreeEvent)>) {
+        if events.is_empty() {
+            return;
+        }
+        let mut per_instance: Vec<Vec<TreeEvent>> = Vec::new();
+        per_instance.resize_with(self.tree_queues.len(), Vec::new);
+        for (task, event) in events {
+            if let Some(&slot) = self.tree_routes.get(&task)
+                && let Some(group) = per_instance.get_mut(slot)
+            {
+                group.push(event);
+            }
+        }
+        for (slot, group) in per_instance.into_iter().enumerate() {
+            if group.is_empty() {
+                continue;
+            }
+            let count = group.len() as u64;
+            if let Some(queue) = self.tree_queues.get(slot)
+                && queue.try_send(group).is_err()
+            {
+                let total = self.dropped_tree_events.fetch_add(count, Ordering::Relaxed) + count;
+                if self.warn_now() {
+                    warn!(
+                        dropped_total = total,
+                        "Dropping tree events: the instance's queue is full."
+                    );
+                }
+            }
+        }
+    }
+
+    /// Rotates the ledger (every T/2): trees in the oldest bucket time out.
+    pub(crate) fn rotate_ledger(&self) -> usize {
+        let expired = self.lock_ledger().rotate();
+        let count = expired.len();
+        if count > 0 {
+            debug!(expired = count, "Tuple trees timed out.");
+        }
+        self.dispatch(
+            expired
+                .into_iter()
+                .map(|e| (e.root.as_ref().map_or(0, |r| r.spout_task), e))
+                .collect(),
+        );
+        count
+    }
+
+    /// Copies the ledger's counters into the metrics registry (contracts,
+    /// "Metrics snapshots").
+    pub(crate) fn publish_metrics(&self, registry: &Registry) {
+        let ledger = self.lock_ledger();
+        for (&task, stats) in ledger.task_stats() {
+            let component = self.components.get(&task).map_or("", String::as_str);
+            let key = |name: &str| MetricKey::new(name, component, task);
+            registry.set(key("__ack-count"), stats.acked as f64);
+            registry.set(key("__fail-count"), stats.failed as f64);
+            registry.set(key("__timeout-count"), stats.timed_out as f64);
+            registry.set(key("__complete-latency-ms"), stats.mean_latency_ms());
+            registry.set(key("__complete-latency-p99-ms"), stats.p99_latency_ms());
+        }
+        let key = |name: &str| MetricKey::new(name, LEDGER_COMPONENT, 0);
+        registry.set(key("egret.ledger.pending"), ledger.pending() as f64);
+        registry.set(key("egret.ledger.bytes"), ledger.bytes() as f64);
+        registry.set(key("egret.ledger.late"), ledger.late as f64);
+        drop(ledger);
+        registry.set(key("egret.dropped.tuples"), self.dropped() as f64);
+        registry.set(key("egret.dropped.acks"), self.dropped_acks() as f64);
+        registry.set(
+            key("egret.dropped.tree-events"),
+            self.dropped_tree_events() as f64,
+        );
+    }
+
+    fn warn_now(&self) -> bool {
         let mut last = self.last_warning.lock().unwrap_or_else(|e| e.into_inner());
         let now = Instant::now();
         if last.is_none_or(|at| now.duration_since(at) >= WARN_INTERVAL) {
             *last = Some(now);
+            true
+        } else {
+            false
+        }
+    }
+
+    fn drop_tuple(&self, task: i32, source: Source<'_>, why: &str) {
+        let dropped = self.dropped.fetch_add(1, Ordering::Relaxed) + 1;
+        if self.warn_now() {
             warn!(task, %source, dropped_total = dropped, "Dropping a tuple: its destination task {why}.");
         }
     }
+
+    fn drop_ack(&self, task: i32, source: Source<'_>, why: &str) {
+        let dropped = self.dropped_acks.fetch_add(1, Ordering::Relaxed) + 1;
+        if self.warn_now() {
+            warn!(task, %source, dropped_total = dropped, "Dropping an ack: its spout task {why}.");
+        }
+    }
+}
+
+fn batch_bytes(batch: &TupleBatch) -> usize {
+    batch
+        .tuples
+        .iter()
+        .map(|t| t.encoded_len() + 8)
+        .sum::<usize>()
+        + batch.acks.len() * 24
 }
 
 /// Waits for one queued batch, then takes whatever else is already queued,
@@ -169,15 +359,19 @@ impl Router {
 pub(crate) async fn next_batch(
     queue: &mut TupleReceiver,
     max_frame_bytes: usize,
-) -> Option<Vec<TupleData>> {
+) -> Option<TupleBatch> {
     let mut batch = queue.recv().await?;
     let budget = max_frame_bytes / 2;
-    let mut bytes: usize = batch.iter().map(|t| t.encoded_len() + 8).sum();
-    while bytes < budget && batch.len() < MAX_TUPLES_PER_FRAME {
+    let mut bytes = batch_bytes(&batch);
+    while bytes < budget && batch.tuples.len() + batch.acks.len() < MAX_TUPLES_PER_FRAME {
         match queue.try_recv() {
             Ok(more) => {
-                bytes += more.iter().map(|t| t.encoded_len() + 8).sum::<usize>();
-                batch.extend(more);
+                bytes += batch_bytes(&more);
+                // Acks may overtake tuples queued before them: XOR acking is
+                // order-independent, and a tree cannot reach 0 while a tuple
+                // of it is unacked.
+                batch.tuples.extend(more.tuples);
+                batch.acks.extend(more.acks);
             }
             Err(_) => break,
         }
@@ -190,6 +384,22 @@ mod tests {
     use super::*;
     use crate::delivery::tests::sample;
     use bytes::Bytes;
+    use egret_proto::v1::{AckKind, RootId, TreeOutcome, TupleData};
+
+    fn tuples(tuples: Vec<TupleData>) -> TupleBatch {
+        TupleBatch {
+            tuples,
+            acks: Vec::new(),
+        }
+    }
+
+    fn ack(kind: AckKind, spout_task: i32, key: u64, xor: u64) -> AckEntry {
+        AckEntry {
+            kind: kind as i32,
+            root: Some(RootId { spout_task, key }),
+            xor,
+        }
+    }
 
     fn tuple(task: i32, value: &'static [u8]) -> TupleData {
         TupleData {
@@ -209,34 +419,50 @@ mod tests {
         let (router, mut rx) = Router::new(&table, &[2], &instances);
         router
             .route(
-                vec![
+                tuples(vec![
                     tuple(1, b"a"),
                     tuple(3, b"b"),
                     tuple(99, b"x"),
                     tuple(2, b"c"),
                     tuple(7, b"d"),
-                ],
+                ]),
                 Source::Instance("split-0"),
             )
             .await;
-        let count = rx.local.get_mut("count-0").unwrap().recv().await.unwrap();
+        let count = rx
+            .local
+            .get_mut("count-0")
+            .unwrap()
+            .recv()
+            .await
+            .unwrap()
+            .tuples;
         assert_eq!(
             count.iter().map(|t| t.dest_task).collect::<Vec<_>>(),
             vec![1, 2]
         );
         assert_eq!(count[1].values, Bytes::from_static(b"c"));
-        let remote = rx.remote.get_mut(&2).unwrap().recv().await.unwrap();
+        let remote = rx.remote.get_mut(&2).unwrap().recv().await.unwrap().tuples;
         assert_eq!(
             remote.iter().map(|t| t.dest_task).collect::<Vec<_>>(),
             vec![3]
         );
-        let words = rx.local.get_mut("words-1").unwrap().recv().await.unwrap();
+        let words = rx
+            .local
+            .get_mut("words-1")
+            .unwrap()
+            .recv()
+            .await
+            .unwrap()
+            .tuples;
         assert_eq!(words[0].dest_task, 7);
         assert!(rx.local.get_mut("split-0").unwrap().try_recv().is_err());
         assert_eq!(router.dropped(), 1);
 
         // From a peer, a tuple for a remote task is not forwarded again.
-        router.route(vec![tuple(3, b"b")], Source::Peer(2)).await;
+        router
+            .route(tuples(vec![tuple(3, b"b")]), Source::Peer(2))
+            .await;
         assert!(rx.remote.get_mut(&2).unwrap().try_recv().is_err());
         assert_eq!(router.dropped(), 2);
     }
@@ -248,21 +474,160 @@ mod tests {
         let (router, mut rx) = Router::new(&table, &[2], &["count-0".to_owned()]);
         for _ in 0..QUEUE_CAPACITY {
             router
-                .route(vec![tuple(1, b"a")], Source::Instance("x"))
+                .route(tuples(vec![tuple(1, b"a")]), Source::Instance("x"))
                 .await;
         }
         let blocked = tokio::time::timeout(
             Duration::from_millis(50),
-            router.route(vec![tuple(1, b"a")], Source::Instance("x")),
+            router.route(tuples(vec![tuple(1, b"a")]), Source::Instance("x")),
         )
         .await;
         assert!(blocked.is_err(), "routing into a full queue must wait");
         let queue = rx.local.get_mut("count-0").unwrap();
         let batch = next_batch(queue, 1 << 20).await.unwrap();
         assert_eq!(
-            batch.len(),
+            batch.tuples.len(),
             QUEUE_CAPACITY,
             "everything queued goes out as one batch"
         );
+    }
+
+    #[tokio::test]
+    async fn acks_go_to_the_local_ledger_or_the_peer_hosting_the_spout_task() {
+        let (topology, packing) = sample();
+        let table = DeliveryTable::build(&topology, &packing, 1).unwrap();
+        let instances: Vec<String> = ["count-0", "split-0", "words-1"].map(String::from).to_vec();
+        let (router, mut rx) = Router::new(&table, &[2], &instances);
+        // Task 4 (split-0) is local: its INIT and ACK go to the ledger; task 3 is
+        // on container 2: its ACK goes to the peer, with the tuple for task 6.
+        router
+            .route(
+                TupleBatch {
+                    tuples: vec![tuple(6, b"x")],
+                    acks: vec![
+                        ack(AckKind::Init, 4, 77, 0b101),
+                        ack(AckKind::Ack, 3, 5, 9),
+                        ack(AckKind::Ack, 4, 77, 0b100),
+                        ack(AckKind::Ack, 99, 1, 1),
+                    ],
+                },
+                Source::Instance("split-0"),
+            )
+            .await;
+        let remote = rx.remote.get_mut(&2).unwrap().recv().await.unwrap();
+        assert_eq!(remote.tuples.len(), 1);
+        assert_eq!(remote.acks, vec![ack(AckKind::Ack, 3, 5, 9)]);
+        assert!(rx.trees.get_mut("split-0").unwrap().try_recv().is_err());
+        assert_eq!(router.dropped_acks(), 1);
+
+        // The last ack arrives from the peer: the tree completes, the spout's
+        // instance is told. A peer's ack for a remote spout task is dropped.
+        router
+            .route(
+                TupleBatch {
+                    tuples: Vec::new(),
+                    acks: vec![ack(AckKind::Ack, 4, 77, 0b001), ack(AckKind::Ack, 3, 5, 9)],
+                },
+                Source::Peer(2),
+            )
+            .await;
+        let events = rx.trees.get_mut("split-0").unwrap().recv().await.unwrap();
+        assert_eq!(events.len(), 1);
+        assert_eq!(events[0].outcome, TreeOutcome::Completed as i32);
+        assert_eq!(
+            events[0].root,
+            Some(RootId {
+                spout_task: 4,
+                key: 77
+            })
+        );
+        assert!(
+            rx.remote.get_mut(&2).unwrap().try_recv().is_err(),
+            "acks are never forwarded"
+        );
+        assert_eq!(router.dropped_acks(), 2);
+        // A late ack changes nothing.
+        router
+            .route(
+                TupleBatch {
+                    tuples: Vec::new(),
+                    acks: vec![ack(AckKind::Ack, 4, 77, 0b001)],
+                },
+                Source::Peer(2),
+            )
+            .await;
+        assert!(rx.trees.get_mut("split-0").unwrap().try_recv().is_err());
+
+        let registry = Registry::new();
+        router.publish_metrics(&registry);
+        assert_eq!(
+            registry.get(&MetricKey::new("__ack-count", "split", 4)),
+            Some(1.0)
+        );
+        assert_eq!(
+            registry.get(&MetricKey::new("egret.ledger.late", LEDGER_COMPONENT, 0)),
+            Some(1.0)
+        );
+        assert_eq!(
+            registry.get(&MetricKey::new("egret.ledger.pending", LEDGER_COMPONENT, 0)),
+            Some(0.0)
+        );
+    }
+
+    #[tokio::test]
+    async fn rotations_time_trees_out_and_tell_the_spout() {
+        let (topology, packing) = sample();
+        let table = DeliveryTable::build(&topology, &packing, 1).unwrap();
+        let instances: Vec<String> = ["count-0", "split-0", "words-1"].map(String::from).to_vec();
+        let (router, mut rx) = Router::new(&table, &[2], &instances);
+        router
+            .route(
+                TupleBatch {
+                    tuples: Vec::new(),
+                    acks: vec![ack(AckKind::Init, 5, 1, 3), ack(AckKind::Init, 1, 2, 3)],
+                },
+                Source::Instance("split-0"),
+            )
+            .await;
+        assert_eq!(router.rotate_ledger(), 0);
+        assert_eq!(router.rotate_ledger(), 0);
+        assert_eq!(router.rotate_ledger(), 2);
+        let events = rx.trees.get_mut("split-0").unwrap().recv().await.unwrap();
+        assert_eq!(events.len(), 1);
+        assert_eq!(events[0].outcome, TreeOutcome::Failed as i32);
+        // Task 1 is count-0's: its event goes there.
+        let events = rx.trees.get_mut("count-0").unwrap().recv().await.unwrap();
+        assert_eq!(events[0].root.as_ref().unwrap().spout_task, 1);
+        let registry = Registry::new();
+        router.publish_metrics(&registry);
+        assert_eq!(
+            registry.get(&MetricKey::new("__timeout-count", "split", 5)),
+            Some(1.0)
+        );
+    }
+
+    #[test]
+    fn a_full_tree_queue_drops_events_without_blocking() {
+        let (topology, packing) = sample();
+        let table = DeliveryTable::build(&topology, &packing, 1).unwrap();
+        let (router, _rx) = Router::new(
+            &table,
+            &[2],
+            &[
+                "split-0".to_owned(),
+                "count-0".to_owned(),
+                "words-1".to_owned(),
+            ],
+        );
+        for key in 1..=(TREE_QUEUE_CAPACITY as u64 + 5) {
+            let mut groups = Vec::new();
+            groups.resize_with(4, TupleBatch::default);
+            router.apply_acks(
+                vec![ack(AckKind::Init, 4, key, 0)],
+                Source::Instance("split-0"),
+                &mut groups,
+            );
+        }
+        assert_eq!(router.dropped_tree_events(), 5);
     }
 }

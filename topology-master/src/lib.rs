@@ -116,6 +116,7 @@ impl TopologyMaster {
         let addr = listener.local_addr().map_err(TopologyMasterError::Listen)?;
         dir.write_tmaster_addr(addr)?;
         info!(%addr, topology = %topology.id, containers = packing.containers.len(), "Topology master listening.");
+        let (state, killing) = restored_state(&dir, &topology);
         let (plan_tx, _) = watch::channel(None);
         let shared = Arc::new(Shared {
             dir,
@@ -125,8 +126,8 @@ impl TopologyMaster {
             max_frame_bytes,
             started: Instant::now(),
             inner: Mutex::new(Inner {
-                state: TopologyState::Running,
-                killing: false,
+                state,
+                killing,
                 registrations: BTreeMap::new(),
             }),
             plan_tx,
@@ -138,20 +139,61 @@ impl TopologyMaster {
         self.listener.local_addr()
     }
 
-    /// Accepts connections forever.
+    /// Accepts connections forever. Dropping the future closes every
+    /// connection too (as the process dying would).
     pub async fn serve(self) {
+        let mut connections = tokio::task::JoinSet::new();
         loop {
-            match self.listener.accept().await {
-                Ok((stream, peer)) => {
-                    let shared = Arc::clone(&self.shared);
-                    tokio::spawn(async move { handle_connection(shared, stream, peer).await });
-                }
-                Err(err) => {
-                    // Typically EMFILE: back off instead of spinning.
-                    error!(error = %err, "Accepting a connection failed.");
-                    tokio::time::sleep(Duration::from_millis(100)).await;
-                }
+            tokio::select! {
+                accepted = self.listener.accept() => match accepted {
+                    Ok((stream, peer)) => {
+                        let shared = Arc::clone(&self.shared);
+                        connections.spawn(async move { handle_connection(shared, stream, peer).await });
+                    }
+                    Err(err) => {
+                        // Typically EMFILE: back off instead of spinning.
+                        error!(error = %err, "Accepting a connection failed.");
+                        tokio::time::sleep(Duration::from_millis(100)).await;
+                    }
+                },
+                // Reap finished connections so the set stays small.
+                Some(_) = connections.join_next(), if !connections.is_empty() => {}
             }
+        }
+    }
+}
+
+/// The state a (re)started topology master starts in: the one of
+/// `physical.pb` when a previous master of this topology wrote it (so a
+/// deactivated topology stays deactivated across a restart), else RUNNING.
+fn restored_state(dir: &TopologyDir, topology: &Topology) -> (TopologyState, bool) {
+    if !dir.path().join("physical.pb").exists() {
+        return (TopologyState::Running, false);
+    }
+    match dir.read_physical_plan() {
+        Ok(plan) if plan.topology_id == topology.id => match TopologyState::try_from(plan.state) {
+            Ok(TopologyState::Killed) => {
+                info!("Restarted after the topology was killed: staying KILLED.");
+                (TopologyState::Killed, true)
+            }
+            Ok(TopologyState::Deactivated) => {
+                info!(
+                    "Restarted: the topology stays DEACTIVATED, as the previous topology master left it."
+                );
+                (TopologyState::Deactivated, false)
+            }
+            _ => {
+                info!("Restarted: the topology stays RUNNING.");
+                (TopologyState::Running, false)
+            }
+        },
+        Ok(plan) => {
+            warn!(plan_topology = %plan.topology_id, topology = %topology.id, "Ignoring a physical plan of another topology.");
+            (TopologyState::Running, false)
+        }
+        Err(err) => {
+            warn!(error = %err, "Cannot read the previous physical plan; starting RUNNING.");
+            (TopologyState::Running, false)
         }
     }
 }

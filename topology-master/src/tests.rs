@@ -348,3 +348,55 @@ async fn client_without_a_master_says_so() {
     .unwrap_err();
     assert!(matches!(err, client::ClientError::NoAddress(_)), "{err}");
 }
+
+#[tokio::test]
+async fn a_restarted_master_keeps_the_state_and_waits_for_every_stream_manager() {
+    let fixture = fixture();
+    let addr = start(&fixture).await;
+    let mut one = register(addr, &fixture.token, 1, 1001).await;
+    let mut two = register(addr, &fixture.token, 2, 2002).await;
+    let first = next_plan(&mut one).await;
+    next_plan(&mut two).await;
+    let response = send(&fixture, client_request::Request::Deactivate(Empty {})).await;
+    assert!(response.ok, "{}", response.error);
+    next_plan(&mut one).await;
+
+    // A new master (the old one's process died): new address, state from physical.pb.
+    let restarted = start(&fixture).await;
+    assert_ne!(restarted, addr);
+    let mut one = register(restarted, &fixture.token, 1, 1001).await;
+    assert!(
+        tokio::time::timeout(Duration::from_millis(150), one.next())
+            .await
+            .is_err(),
+        "no plan before every container has registered again"
+    );
+    let summary = send(&fixture, client_request::Request::Describe(Empty {}))
+        .await
+        .summary
+        .unwrap();
+    assert_eq!(summary.state, TopologyState::Deactivated as i32);
+    let mut two = register(restarted, &fixture.token, 2, 2002).await;
+    let plan = next_plan(&mut one).await;
+    assert_eq!(plan.state, TopologyState::Deactivated as i32);
+    assert_eq!(next_plan(&mut two).await, plan);
+    // Same stream managers, same ports: the plan is the old one but for the state.
+    assert_eq!(plan.stream_managers, first.stream_managers);
+}
+
+#[tokio::test]
+async fn a_master_restarted_after_a_kill_stays_killed() {
+    let fixture = fixture();
+    fixture
+        .dir
+        .write_physical_plan(&PhysicalPlan {
+            topology_id: "wc-1-1".into(),
+            state: TopologyState::Killed as i32,
+            ..Default::default()
+        })
+        .unwrap();
+    start(&fixture).await;
+    let response = send(&fixture, client_request::Request::Activate(Empty {})).await;
+    assert!(!response.ok);
+    assert!(response.error.contains("killed"), "{}", response.error);
+}
