@@ -1,15 +1,24 @@
 package dev.egret.instance;
 
+import dev.egret.proto.AckEntry;
+import dev.egret.proto.AckKind;
+import dev.egret.proto.RootId;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import org.apache.storm.task.IOutputCollector;
+import org.apache.storm.tuple.MessageId;
 import org.apache.storm.tuple.Tuple;
+import org.apache.storm.tuple.TupleImpl;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A bolt task's collector. Emits may come from any thread. Acking does not exist yet on
- * the data path, so ack/fail/resetTimeout only log under topology.debug.
+ * A bolt task's collector. Emits may come from any thread. Anchored emits join the
+ * anchors' tuple trees; {@code ack}, {@code fail} and {@code resetTimeout} turn into ledger
+ * updates ({@link AckEntry}, one per root of the tuple) that travel in the outgoing batch.
+ * Tuples without roots (ticks, untracked tuples) need nothing. A tuple is acked or failed
+ * at most once: later calls are ignored (Storm would XOR its edge in twice).
  */
 final class BoltCollector implements IOutputCollector {
     private static final Logger LOG = LoggerFactory.getLogger("dev.egret.instance.Executor");
@@ -28,30 +37,79 @@ final class BoltCollector implements IOutputCollector {
 
     @Override
     public List<Integer> emit(String streamId, Collection<Tuple> anchors, List<Object> tuple) {
-        return emitter.emit(streamId, tuple);
+        return emitter.emit(streamId, tuple, 0L, anchors);
     }
 
     @Override
     public void emitDirect(int taskId, String streamId, Collection<Tuple> anchors, List<Object> tuple) {
-        emitter.emitDirect(taskId, streamId, tuple);
+        emitter.emitDirect(taskId, streamId, tuple, 0L, anchors);
     }
 
     @Override
     public void ack(Tuple input) {
+        TreeMessageId id = trackedId(input);
+        if (id != null) {
+            if (!id.complete()) {
+                LOG.debug("Ignoring a second ack/fail of a tuple by task {}:{}", component, emitter.taskId());
+                return;
+            }
+            long ackVal = input instanceof TupleImpl ? ((TupleImpl) input).getAckVal() : 0L;
+            send(AckKind.ACK_KIND_ACK, id, id.edgeId() ^ ackVal);
+        }
         if (emitter.debug()) {
-            LOG.info("BOLT ack TASK: {} TIME: {} TUPLE: {}", emitter.taskId(), -1, input);
+            LOG.info("BOLT ack TASK: {} TIME: {} TUPLE: {}", emitter.taskId(), timeDelta(input), input);
         }
     }
 
     @Override
     public void fail(Tuple input) {
+        TreeMessageId id = trackedId(input);
+        if (id != null) {
+            if (!id.complete()) {
+                LOG.debug("Ignoring a second ack/fail of a tuple by task {}:{}", component, emitter.taskId());
+                return;
+            }
+            send(AckKind.ACK_KIND_FAIL, id, 0L);
+        }
         if (emitter.debug()) {
-            LOG.info("BOLT fail TASK: {} TIME: {} TUPLE: {}", emitter.taskId(), -1, input);
+            LOG.info("BOLT fail TASK: {} TIME: {} TUPLE: {}", emitter.taskId(), timeDelta(input), input);
         }
     }
 
     @Override
     public void resetTimeout(Tuple input) {
+        TreeMessageId id = trackedId(input);
+        if (id != null && !id.isCompleted()) {
+            send(AckKind.ACK_KIND_RESET_TIMEOUT, id, 0L);
+        }
+    }
+
+    private static TreeMessageId trackedId(Tuple input) {
+        if (input == null) {
+            throw new IllegalArgumentException("tuple must not be null");
+        }
+        MessageId id = input.getMessageId();
+        return id instanceof TreeMessageId ? (TreeMessageId) id : null;
+    }
+
+    private void send(AckKind kind, TreeMessageId id, long xor) {
+        List<RootId> roots = id.roots();
+        List<AckEntry> entries = new ArrayList<>(roots.size());
+        for (RootId r : roots) {
+            entries.add(AckEntry.newBuilder().setKind(kind).setRoot(r).setXor(xor).build());
+        }
+        sink.add(entries, List.of());
+    }
+
+    /** Storm logs the time since the tuple was received when sampled, else -1 (Egret does not sample). */
+    private static long timeDelta(Tuple input) {
+        if (input instanceof TupleImpl) {
+            Long start = ((TupleImpl) input).getProcessSampleStartTime();
+            if (start != null) {
+                return System.currentTimeMillis() - start;
+            }
+        }
+        return -1;
     }
 
     @Override

@@ -23,12 +23,8 @@ final class ErrorSink {
         if (text.length() > MAX_MESSAGE_CHARS) {
             text = text.substring(0, MAX_MESSAGE_CHARS);
         }
-        try {
-            sink.sendError(taskId, text, fatal);
-        } catch (OutboundSink.ConnectionLostException e) {
-            LOG.warn("Could not forward the error of task {}:{} to the stream manager: {}",
-                    component, taskId, e.getMessage());
-        }
+        // The sink never throws on a lost connection: the error is then only in the log.
+        sink.sendError(taskId, text, fatal);
     }
 
     static String stackTrace(Throwable t) {

@@ -1,58 +1,105 @@
 package dev.egret.instance;
 
 import dev.egret.proto.InstanceAssignment;
+import dev.egret.proto.InstanceToStreamManager;
 import dev.egret.proto.PeerRole;
 import dev.egret.proto.StreamManagerToInstance;
 import dev.egret.wire.FrameChannel;
 import dev.egret.wire.Handshake;
+import dev.egret.wire.HandshakeException;
 import java.io.EOFException;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The life of one instance on an open connection to its stream manager: hello, wait for
- * the assignment, start the tasks, send ready, then run the executor until the
- * connection ends. Returns an exit code instead of exiting so it can run in tests.
+ * The life of one instance: connect to the stream manager, hello, wait for the assignment,
+ * start the tasks, send ready, then run the executor. When the connection drops (the stream
+ * manager died and its container restarts it) the instance keeps its tasks (no new
+ * open/prepare), reconnects with backoff for up to the reconnect window (hello, the
+ * assignment again, which must name the same instance and tasks, ready), fails the spout
+ * trees pending before (the new ledger does not know them) and resumes; entries buffered
+ * but not written are lost. It exits when it cannot reconnect in time. Returns an exit code
+ * instead of exiting so it can run in tests.
+ *
+ * <p>Threads: the calling thread is the executor thread and also does the reconnecting, so
+ * no user callback runs while disconnected; one reader thread per connection feeds the
+ * executor's inbound queue and ends with {@link InstanceExecutor#END}. The executor only
+ * reconnects after consuming that END, so a new reader never races an old one. User
+ * threads that emit while disconnected are not blocked: the sink discards their entries.
  */
 public final class Instance {
     private static final Logger LOG = LoggerFactory.getLogger(Instance.class);
 
-    /** The connection to the stream manager ended (the instance must exit; the container restarts it). */
+    /** The stream manager could not be reached within the reconnect window (the container restarts the instance). */
     public static final int EXIT_CONNECTION_LOST = 2;
     /** A task failed to start or user code threw. */
     public static final int EXIT_TASK_FAILED = 1;
     /** The handshake or the assignment was refused or malformed. */
     public static final int EXIT_BAD_SETUP = 3;
 
+    /** How long an instance tries to reconnect to its stream manager before exiting. */
+    public static final long RECONNECT_WINDOW_NANOS = TimeUnit.SECONDS.toNanos(60);
+    private static final long FIRST_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    private static final long MAX_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(2);
+
+    /** Opens a new connection to the stream manager. */
+    @FunctionalInterface
+    public interface Connector {
+        FrameChannel connect() throws IOException;
+    }
+
     private Instance() {
     }
 
+    /** Runs on an already open connection, without reconnecting (tests). */
     public static int run(FrameChannel channel, byte[] token, String instanceId) {
-        InstanceAssignment assignment;
+        AtomicBoolean used = new AtomicBoolean();
+        return run(() -> {
+            if (used.getAndSet(true)) {
+                throw new IOException("no reconnect");
+            }
+            return channel;
+        }, token, instanceId, 0L);
+    }
+
+    /**
+     * Runs the instance, connecting with {@code connector}; the first connection and every
+     * reconnect are retried for up to {@code reconnectWindowNanos}.
+     */
+    public static int run(Connector connector, byte[] token, String instanceId, long reconnectWindowNanos) {
+        Session first;
         try {
-            Handshake.connect(channel, token, PeerRole.PEER_ROLE_INSTANCE, instanceId);
-            assignment = awaitAssignment(channel);
-        } catch (EOFException e) {
-            LOG.error("The stream manager closed the connection before assigning instance {}; exiting", instanceId);
-            return EXIT_CONNECTION_LOST;
-        } catch (IOException e) {
-            LOG.error("Could not set up instance {} with the stream manager: {}; exiting", instanceId, e.getMessage());
+            first = connect(connector, token, instanceId, System.nanoTime() + reconnectWindowNanos, false);
+        } catch (HandshakeException e) {
+            LOG.error("The stream manager refused instance {}: {}; exiting", instanceId, e.getMessage());
             return EXIT_BAD_SETUP;
         }
+        if (first == null) {
+            LOG.error("Could not connect instance {} to its stream manager; exiting", instanceId);
+            return EXIT_CONNECTION_LOST;
+        }
+        FrameChannel channel = first.channel;
+        InstanceAssignment assignment = first.assignment;
 
         TopologyView view;
         InstanceExecutor executor;
         try {
             view = new TopologyView(assignment.getTopology());
-            Object maxFrame = view.topologyConf().get("egret.frame.max.bytes");
-            if (maxFrame instanceof Number && ((Number) maxFrame).longValue() > 0) {
-                channel.setMaxFrameBytes((int) Math.min(Integer.MAX_VALUE, ((Number) maxFrame).longValue()));
-            }
-            executor = new InstanceExecutor(view, assignment, channel::write);
+            applyFrameCap(channel, view);
+            executor = new InstanceExecutor(view, assignment, writerOf(channel));
         } catch (RuntimeException e) {
             LOG.error("Instance {} received an unusable assignment; exiting", instanceId, e);
+            closeQuietly(channel);
             return EXIT_BAD_SETUP;
         }
         Thread.currentThread().setName(executor.component() + "-executor"
@@ -63,17 +110,48 @@ public final class Instance {
         Thread reader = startReader(channel, executor.inbound(), instanceId);
         try {
             executor.start();
-            executor.run();
-            LOG.error("Connection to the stream manager closed; instance {} exits", instanceId);
-            return EXIT_CONNECTION_LOST;
+            while (true) {
+                executor.run();
+                // The reader saw the end of the connection (or a failed write closed it).
+                closeQuietly(channel);
+                reader.join(TimeUnit.SECONDS.toMillis(5));
+                long dropped = executor.sink().disconnect();
+                LOG.warn("Instance {} lost its connection to the stream manager ({} outgoing tuples and acks"
+                        + " dropped); reconnecting for up to {} s", instanceId, dropped,
+                        TimeUnit.NANOSECONDS.toSeconds(reconnectWindowNanos));
+                Session s;
+                try {
+                    s = connect(connector, token, instanceId, System.nanoTime() + reconnectWindowNanos, true);
+                } catch (HandshakeException e) {
+                    // connect() retries refusals; this is not reached, but fail closed.
+                    s = null;
+                }
+                if (s == null) {
+                    LOG.error("Instance {} could not reconnect to the stream manager within {} s; exiting",
+                            instanceId, TimeUnit.NANOSECONDS.toSeconds(reconnectWindowNanos));
+                    return EXIT_CONNECTION_LOST;
+                }
+                channel = s.channel;
+                String mismatch = mismatch(assignment, s.assignment);
+                if (mismatch != null) {
+                    LOG.error("Instance {} reconnected but the stream manager assigned {}; exiting so the"
+                            + " container restarts it", instanceId, mismatch);
+                    closeQuietly(channel);
+                    return EXIT_BAD_SETUP;
+                }
+                applyFrameCap(channel, view);
+                long lost = executor.sink().disconnect();
+                executor.sink().connect(writerOf(channel));
+                reader = startReader(channel, executor.inbound(), instanceId);
+                LOG.info("Instance {} reconnected to the stream manager ({} outgoing entries lost in all)",
+                        instanceId, lost);
+                executor.onReconnected(s.assignment.getState());
+            }
         } catch (InstanceExecutor.TaskFailure e) {
             LOG.error("{}; instance {} exits", e.getMessage(), instanceId, e.getCause());
             executor.errors().report(e.taskId, executor.component(),
                     e.getCause() != null ? e.getCause() : e, true);
             return EXIT_TASK_FAILED;
-        } catch (OutboundSink.ConnectionLostException e) {
-            LOG.error("{}; instance {} exits", e.getMessage(), instanceId);
-            return EXIT_CONNECTION_LOST;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             LOG.error("Instance {} was interrupted; exiting", instanceId);
@@ -81,11 +159,147 @@ public final class Instance {
         } finally {
             executor.shutdown();
             reader.interrupt();
+            closeQuietly(channel);
+        }
+    }
+
+    /** An open connection that has been through the hello and received its assignment. */
+    private static final class Session {
+        final FrameChannel channel;
+        final InstanceAssignment assignment;
+
+        Session(FrameChannel channel, InstanceAssignment assignment) {
+            this.channel = channel;
+            this.assignment = assignment;
+        }
+    }
+
+    private static ScheduledExecutorService watchdogs;
+
+    private static synchronized ScheduledExecutorService watchdogs() {
+        if (watchdogs == null) {
+            watchdogs = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "sm-connect-watchdog");
+                t.setDaemon(true);
+                return t;
+            });
+        }
+        return watchdogs;
+    }
+
+    /**
+     * Connects, says hello and waits for the assignment, retrying with backoff until
+     * {@code deadline}. With {@code bounded}, a stream manager that accepts but does not
+     * answer in time is given up on at the deadline (the connection is closed under the
+     * blocked read); the first connection waits for its assignment as long as it takes
+     * (the stream manager waits for the physical plan). Returns null when out of time.
+     *
+     * @throws HandshakeException when the first connection's hello is refused (the token
+     *     is wrong: retrying cannot help); refusals while reconnecting are retried
+     */
+    private static Session connect(Connector connector, byte[] token, String instanceId, long deadline,
+                                   boolean bounded) throws HandshakeException {
+        long backoff = FIRST_BACKOFF_NANOS;
+        int attempt = 0;
+        while (true) {
+            attempt++;
+            FrameChannel ch = null;
+            ScheduledFuture<?> watchdog = null;
             try {
-                channel.close();
-            } catch (IOException ignored) {
-                // Already gone.
+                ch = connector.connect();
+                if (bounded) {
+                    FrameChannel toClose = ch;
+                    long left = Math.max(1, deadline - System.nanoTime());
+                    watchdog = watchdogs().schedule(() -> closeQuietly(toClose), left, TimeUnit.NANOSECONDS);
+                }
+                Handshake.connect(ch, token, PeerRole.PEER_ROLE_INSTANCE, instanceId);
+                InstanceAssignment assignment = awaitAssignment(ch);
+                if (watchdog != null && !watchdog.cancel(false)) {
+                    throw new IOException("timed out waiting for the assignment");
+                }
+                if (attempt > 1 || bounded) {
+                    LOG.info("Instance {} connected to the stream manager (attempt {})", instanceId, attempt);
+                }
+                return new Session(ch, assignment);
+            } catch (HandshakeException e) {
+                closeQuietly(ch);
+                if (!bounded) {
+                    throw e;
+                }
+                LOG.warn("The stream manager refused instance {}: {}; retrying", instanceId, e.getMessage());
+            } catch (IOException e) {
+                closeQuietly(ch);
+                String why = e instanceof EOFException ? "the stream manager closed the connection" : e.getMessage();
+                if (attempt == 1 || attempt % 10 == 0) {
+                    LOG.info("Instance {} could not connect to the stream manager: {}; retrying", instanceId, why);
+                }
+            } finally {
+                if (watchdog != null) {
+                    watchdog.cancel(false);
+                }
             }
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                return null;
+            }
+            try {
+                TimeUnit.NANOSECONDS.sleep(Math.min(backoff, left));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return null;
+            }
+            backoff = Math.min(backoff * 2, MAX_BACKOFF_NANOS);
+        }
+    }
+
+    /** Null when {@code now} gives this instance the same work as {@code first}, else what differs. */
+    static String mismatch(InstanceAssignment first, InstanceAssignment now) {
+        if (!first.getTopology().getId().equals(now.getTopology().getId())) {
+            return "topology " + now.getTopology().getId() + " instead of " + first.getTopology().getId();
+        }
+        if (!first.getInstance().getInstanceId().equals(now.getInstance().getInstanceId())
+                || !first.getInstance().getComponent().equals(now.getInstance().getComponent())) {
+            return "instance " + now.getInstance().getInstanceId() + " of " + now.getInstance().getComponent();
+        }
+        List<Integer> a = new ArrayList<>(first.getInstance().getTaskIdsList());
+        List<Integer> b = new ArrayList<>(now.getInstance().getTaskIdsList());
+        Collections.sort(a);
+        Collections.sort(b);
+        if (!a.equals(b)) {
+            return "tasks " + b + " instead of " + a;
+        }
+        return null;
+    }
+
+    private static void applyFrameCap(FrameChannel channel, TopologyView view) {
+        Object maxFrame = view.topologyConf().get("egret.frame.max.bytes");
+        if (maxFrame instanceof Number && ((Number) maxFrame).longValue() > 0) {
+            channel.setMaxFrameBytes((int) Math.min(Integer.MAX_VALUE, ((Number) maxFrame).longValue()));
+        }
+    }
+
+    private static OutboundSink.FrameWriter writerOf(FrameChannel channel) {
+        return new OutboundSink.FrameWriter() {
+            @Override
+            public void write(InstanceToStreamManager message) throws IOException {
+                channel.write(message);
+            }
+
+            @Override
+            public void close() {
+                closeQuietly(channel);
+            }
+        };
+    }
+
+    private static void closeQuietly(FrameChannel channel) {
+        if (channel == null) {
+            return;
+        }
+        try {
+            channel.close();
+        } catch (IOException ignored) {
+            // Already gone.
         }
     }
 

@@ -1,8 +1,10 @@
 package dev.egret.instance;
 
 import dev.egret.proto.InstanceAssignment;
+import dev.egret.proto.RootId;
 import dev.egret.proto.StreamManagerToInstance;
 import dev.egret.proto.TopologyState;
+import dev.egret.proto.TreeEvent;
 import dev.egret.proto.TupleBatch;
 import dev.egret.proto.TupleData;
 import dev.egret.serialization.JavaSerialization;
@@ -37,8 +39,15 @@ import org.slf4j.LoggerFactory;
  * strategy), spent waiting for inbound messages so state changes are seen at once.
  * Tick tuples and the time-based flush of the outgoing batch are driven by this thread.
  *
+ * <p>Acking: spout tasks keep their pending trees in their {@link SpoutCollector}; the
+ * stream manager's tree events complete or fail them here (spout {@code ack}/{@code fail}).
+ * A task with {@code topology.max.spout.pending} trees pending is not asked for more; the
+ * loop then sleeps until an inbound message or a deadline (flush, safety check) wakes it. A
+ * tree with no outcome after 3 x {@code topology.message.timeout.secs} is failed here, as a
+ * safety net behind the ledger's own timeout.
+ *
  * <p>Invariants: user code of this executor's tasks (open/prepare, nextTuple, execute,
- * ack, activate/deactivate) only runs on the executor thread; inbound messages wait in a
+ * ack, fail, activate/deactivate) only runs on the executor thread; inbound messages wait in a
  * bounded queue, so a slow executor blocks the reader and the socket pushes back.
  */
 final class InstanceExecutor {
@@ -52,6 +61,9 @@ final class InstanceExecutor {
     private static final long IDLE_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     private static final long SPOUT_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     private static final int INBOUND_CAPACITY = 64;
+    private static final long SAFETY_CHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /** The spout fails a tree itself when the ledger has said nothing for this many timeouts. */
+    static final int SAFETY_TIMEOUT_FACTOR = 3;
 
     /** A task failed to start or threw from user code: the instance must exit. */
     static final class TaskFailure extends Exception {
@@ -97,6 +109,13 @@ final class InstanceExecutor {
     private boolean spoutsActive;
     private boolean warnedTuplesToSpout;
     private ExecutorService sharedExecutor;
+    /** Storm's acking: on unless topology.acker.executors is 0. */
+    private final boolean acking;
+    /** topology.max.spout.pending per spout task; 0 for no limit. */
+    private final int maxSpoutPending;
+    /** 0 when the safety net is off (acking off, or message timeouts disabled). */
+    private final long safetyTimeoutNanos;
+    private long nextSafetyCheckAt;
 
     InstanceExecutor(TopologyView view, InstanceAssignment assignment, OutboundSink.FrameWriter writer) {
         this.view = view;
@@ -113,7 +132,15 @@ final class InstanceExecutor {
         // Kryo is built from the topology config only: class ids must agree in every JVM.
         this.codecs = ThreadLocal.withInitial(() -> new TupleValuesCodec(topoConf));
         this.executorCodec = codecs.get();
-        this.debug = isTrue(view.componentConf(component).get("topology.debug"));
+        Map<String, Object> componentConf = view.componentConf(component);
+        this.debug = isTrue(componentConf.get("topology.debug"));
+        this.acking = ackingEnabled(topoConf);
+        this.maxSpoutPending = Math.max(0, intConf(componentConf, "topology.max.spout.pending", 0));
+        long timeoutSecs = Math.max(1, intConf(topoConf, "topology.message.timeout.secs", 30));
+        Object enableTimeouts = topoConf.get("topology.enable.message.timeouts");
+        boolean timeouts = enableTimeouts == null || isTrue(enableTimeouts);
+        this.safetyTimeoutNanos = acking && timeouts
+                ? TimeUnit.SECONDS.toNanos(timeoutSecs * SAFETY_TIMEOUT_FACTOR) : 0L;
         this.stormActive = assignment.getState() != TopologyState.TOPOLOGY_STATE_DEACTIVATED
                 && assignment.getState() != TopologyState.TOPOLOGY_STATE_KILLED;
     }
@@ -182,7 +209,7 @@ final class InstanceExecutor {
                             + obj.getClass().getName(), null);
                 }
                 t.spout = (ISpout) obj;
-                t.spoutCollector = new SpoutCollector(t.emitter, errors, sink, component);
+                t.spoutCollector = new SpoutCollector(t.emitter, errors, sink, component, acking);
             } else {
                 if (!(obj instanceof IBolt)) {
                     throw new TaskFailure(taskId, "Component " + component + " is a bolt but its object is a "
@@ -218,6 +245,11 @@ final class InstanceExecutor {
                 LOG.info("Tick tuples every {} s for {}:{}", t.tickSecs, component, t.id);
             }
         }
+        nextSafetyCheckAt = now + SAFETY_CHECK_NANOS;
+        if (isSpout) {
+            LOG.info("Spout {}:{} acking {}, max spout pending per task {}", component, taskIdList(),
+                    acking ? "on" : "off (at most once)", maxSpoutPending > 0 ? maxSpoutPending : "unlimited");
+        }
         sink.sendReady();
     }
 
@@ -232,9 +264,15 @@ final class InstanceExecutor {
             sink.flushIfDue(now);
             if (isSpout) {
                 applySpoutActivation();
+                checkSafetyTimeouts(now);
                 boolean emitted = false;
+                boolean called = false;
                 if (spoutsActive) {
                     for (Task t : tasks) {
+                        if (maxSpoutPending > 0 && t.spoutCollector.pendingCount() >= maxSpoutPending) {
+                            continue;
+                        }
+                        called = true;
                         long before = t.emitter.emitted;
                         try {
                             t.spout.nextTuple();
@@ -245,7 +283,8 @@ final class InstanceExecutor {
                         emitted |= t.emitter.emitted != before;
                     }
                 }
-                long wait = emitted ? 0 : (spoutsActive ? SPOUT_WAIT_NANOS : waitUntilNextDeadline());
+                // Throttled or inactive: nothing to do until a tree event (inbound) or a deadline.
+                long wait = emitted ? 0 : (called ? SPOUT_WAIT_NANOS : waitUntilNextDeadline());
                 if (!handleInbound(wait)) {
                     return;
                 }
@@ -257,6 +296,9 @@ final class InstanceExecutor {
 
     private long waitUntilNextDeadline() {
         long deadline = Math.min(sink.flushDeadline(), nextTickDeadline());
+        if (isSpout && safetyTimeoutNanos > 0) {
+            deadline = Math.min(deadline, nextSafetyCheckAt);
+        }
         long now = System.nanoTime();
         return Math.max(0, Math.min(IDLE_WAIT_NANOS, deadline - now));
     }
@@ -301,15 +343,114 @@ final class InstanceExecutor {
                 execute(m.getTuples());
                 break;
             case STATE:
-                TopologyState s = m.getState().getState();
-                stormActive = s == TopologyState.TOPOLOGY_STATE_RUNNING;
-                LOG.info("Topology state of {} is now {}", component, s);
+                setState(m.getState().getState());
+                break;
+            case TREE_EVENTS:
+                for (TreeEvent e : m.getTreeEvents().getEventsList()) {
+                    onTreeEvent(e);
+                }
                 break;
             case ASSIGNMENT:
                 LOG.warn("Ignoring a second assignment for {}: the instance keeps its first plan", component);
                 break;
             default:
                 break;
+        }
+    }
+
+    void setState(TopologyState s) {
+        stormActive = s == TopologyState.TOPOLOGY_STATE_RUNNING;
+        LOG.info("Topology state of {} is now {}", component, s);
+    }
+
+    private void onTreeEvent(TreeEvent e) throws TaskFailure {
+        RootId root = e.getRoot();
+        Task t = tasksById.get(root.getSpoutTask());
+        if (t == null || t.spoutCollector == null) {
+            LOG.debug("Ignoring a tree event for task {}, not a spout task of {}", root.getSpoutTask(), component);
+            return;
+        }
+        switch (e.getOutcome()) {
+            case TREE_OUTCOME_COMPLETED: {
+                SpoutCollector.Pending p = t.spoutCollector.remove(root.getKey());
+                if (p != null) {
+                    spoutAck(t, p);
+                }
+                break;
+            }
+            case TREE_OUTCOME_FAILED: {
+                SpoutCollector.Pending p = t.spoutCollector.remove(root.getKey());
+                if (p != null) {
+                    spoutFail(t, p, "failed or timed out in the ledger");
+                }
+                break;
+            }
+            case TREE_OUTCOME_TIMEOUT_RESET:
+                t.spoutCollector.resetTimer(root.getKey(), System.nanoTime());
+                break;
+            default:
+                LOG.debug("Ignoring a tree event with outcome {}", e.getOutcome());
+                break;
+        }
+    }
+
+    private void spoutAck(Task t, SpoutCollector.Pending p) throws TaskFailure {
+        if (debug) {
+            LOG.info("SPOUT Acking message {} {}", p.key, p.messageId);
+        }
+        try {
+            t.spout.ack(p.messageId);
+        } catch (Exception | LinkageError | AssertionError ex) {
+            throw new TaskFailure(t.id, "Spout " + component + ":" + t.id + " threw from ack", ex);
+        }
+    }
+
+    private void spoutFail(Task t, SpoutCollector.Pending p, String reason) throws TaskFailure {
+        if (debug) {
+            LOG.info("SPOUT Failing {} {} REASON: {}", p.key, p.messageId, reason);
+        }
+        try {
+            t.spout.fail(p.messageId);
+        } catch (Exception | LinkageError | AssertionError ex) {
+            throw new TaskFailure(t.id, "Spout " + component + ":" + t.id + " threw from fail", ex);
+        }
+    }
+
+    /** Safety net behind the ledger: fails trees that have had no outcome for 3 x the message timeout. */
+    private void checkSafetyTimeouts(long now) throws TaskFailure {
+        if (safetyTimeoutNanos == 0 || now - nextSafetyCheckAt < 0) {
+            return;
+        }
+        nextSafetyCheckAt = now + SAFETY_CHECK_NANOS;
+        for (Task t : tasks) {
+            List<SpoutCollector.Pending> expired = t.spoutCollector.removeOlderThan(now - safetyTimeoutNanos);
+            if (!expired.isEmpty()) {
+                LOG.warn("Spout {}:{} fails {} tree(s) that had no outcome from the stream manager after {} s",
+                        component, t.id, expired.size(), TimeUnit.NANOSECONDS.toSeconds(safetyTimeoutNanos));
+                for (SpoutCollector.Pending p : expired) {
+                    spoutFail(t, p, "no outcome from the stream manager (safety timeout)");
+                }
+            }
+        }
+    }
+
+    /**
+     * Called on the executor thread once the instance is connected to a (restarted) stream
+     * manager again: its ledger is new, so every tree pending before is failed (replayed).
+     */
+    void onReconnected(TopologyState state) throws TaskFailure {
+        setState(state);
+        if (!isSpout) {
+            return;
+        }
+        for (Task t : tasks) {
+            List<SpoutCollector.Pending> lost = t.spoutCollector.removeAll();
+            if (!lost.isEmpty()) {
+                LOG.info("Spout {}:{} fails {} tree(s) pending before the reconnect", component, t.id, lost.size());
+            }
+            for (SpoutCollector.Pending p : lost) {
+                spoutFail(t, p, "pending across a stream manager reconnect");
+            }
         }
     }
 
@@ -361,7 +502,8 @@ final class InstanceExecutor {
             TupleImpl tuple;
             try {
                 List<Object> values = executorCodec.deserialize(td.getValues().toByteArray());
-                tuple = new TupleImpl(t.context, values, source, td.getSrcTask(), td.getStream());
+                tuple = new TupleImpl(t.context, values, source, td.getSrcTask(), td.getStream(),
+                        TreeMessageId.of(td));
             } catch (RuntimeException e) {
                 LOG.error("Dropping an undecodable tuple from {}:{} on stream {} for task {}: {}",
                         source, td.getSrcTask(), td.getStream(), t.id, e.getMessage());
@@ -427,6 +569,15 @@ final class InstanceExecutor {
             }
         }
         return dflt;
+    }
+
+    /** Storm: topology.acker.executors null means one acker per worker, 0 disables acking. */
+    static boolean ackingEnabled(Map<String, Object> topoConf) {
+        Object v = topoConf.get("topology.acker.executors");
+        if (v == null) {
+            return true;
+        }
+        return intConf(topoConf, "topology.acker.executors", 1) != 0;
     }
 
     static boolean isTrue(Object v) {

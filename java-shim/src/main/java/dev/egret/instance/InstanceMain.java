@@ -2,7 +2,6 @@ package dev.egret.instance;
 
 import dev.egret.wire.FrameChannel;
 import dev.egret.wire.Handshake;
-import java.io.IOException;
 import java.nio.file.Path;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -11,7 +10,9 @@ import org.slf4j.LoggerFactory;
  * Entry point of an instance JVM (one Storm executor):
  * {@code java -cp <shim>:<user jar> dev.egret.instance.InstanceMain}, configured by the
  * environment variables EGRET_SM_SOCKET, EGRET_INSTANCE_ID and EGRET_TOPOLOGY_TOKEN.
- * Exits non-zero whenever it stops: the container supervisor restarts it.
+ * Reconnects when the stream manager restarts; exits non-zero whenever it stops (it could
+ * not reach the stream manager within {@link Instance#RECONNECT_WINDOW_NANOS}, or a task
+ * failed): the container supervisor restarts it.
  */
 public final class InstanceMain {
     private static final Logger LOG = LoggerFactory.getLogger(InstanceMain.class);
@@ -40,17 +41,10 @@ public final class InstanceMain {
             System.exit(Instance.EXIT_BAD_SETUP);
             return;
         }
-        FrameChannel channel;
-        try {
-            channel = FrameChannel.connectUnix(Path.of(socket));
-        } catch (IOException | RuntimeException e) {
-            LOG.error("Could not connect instance {} to the stream manager at {}: {}; exiting",
-                    instanceId, socket, e.getMessage());
-            System.exit(Instance.EXIT_CONNECTION_LOST);
-            return;
-        }
-        LOG.info("Instance {} connected to the stream manager at {}", instanceId, socket);
-        int code = Instance.run(channel, token, instanceId);
+        Path path = Path.of(socket);
+        LOG.info("Instance {} connects to the stream manager at {}", instanceId, socket);
+        int code = Instance.run(() -> FrameChannel.connectUnix(path), token, instanceId,
+                Instance.RECONNECT_WINDOW_NANOS);
         System.exit(code);
     }
 }

@@ -1,5 +1,6 @@
 package dev.egret.instance;
 
+import dev.egret.proto.AckEntry;
 import dev.egret.proto.InstanceToStreamManager;
 import dev.egret.proto.ReportedError;
 import dev.egret.proto.TupleBatch;
@@ -7,51 +8,70 @@ import dev.egret.proto.TupleData;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * The outgoing batch of an instance: tuples accumulate until {@code batchSize} of them
- * are buffered or {@code flushNanos} have passed since the first one, then go out as one
- * {@code InstanceToStreamManager{tuples}} frame.
+ * The outgoing batch of an instance: tuples and ledger updates ({@link AckEntry}) accumulate
+ * until {@code batchSize} entries (tuples plus acks) are buffered or {@code flushNanos} have
+ * passed since the first one, then go out as one {@code InstanceToStreamManager{tuples}}
+ * frame.
+ *
+ * <p>Ordering: the stream manager applies a batch's acks before routing its tuples. Entries
+ * handed over together by {@link #add(List, List)} are appended under one lock, acks first,
+ * and a size-triggered flush only happens after both are in; so an INIT always travels in
+ * the same batch as (or an earlier batch than) the first tuple of its tree.
+ *
+ * <p>Connection: the sink writes to the current {@link FrameWriter}. When a write fails the
+ * sink drops the buffered entries, closes that writer (which ends the reader thread, and so
+ * tells the executor) and discards everything handed to it until {@link #connect} gives it
+ * a new writer. Callers, including user threads, never see the failure: the tuples are lost
+ * as on a crash, and acking replays them.
  *
  * <p>Thread-safety: every method synchronizes on this sink, so user threads may emit
  * concurrently with the executor thread. Writes block while the stream manager does not
- * read (its backpressure), which in turn blocks the emitting thread: nothing is dropped
- * and memory stays bounded by one batch.
+ * read (its backpressure), which in turn blocks the emitting thread: memory stays bounded
+ * by one batch.
  */
 final class OutboundSink {
+    private static final Logger LOG = LoggerFactory.getLogger("dev.egret.instance.Executor");
+
     /** Where frames go; the real one is a {@code FrameChannel}. */
     interface FrameWriter {
         void write(InstanceToStreamManager message) throws IOException;
-    }
 
-    /** The connection to the stream manager failed while writing. */
-    static final class ConnectionLostException extends RuntimeException {
-        ConnectionLostException(IOException cause) {
-            super("Connection to the stream manager lost: " + cause.getMessage(), cause);
+        /** Releases the connection after a failed write; the reader of the connection then ends. */
+        default void close() {
         }
     }
 
-    /** Tuples emitted before {@code ready} (in open/prepare) are held, but not without limit. */
+    /** Entries emitted before {@code ready} (in open/prepare) are held, but not without limit. */
     private static final int MAX_HELD_BEFORE_READY = 100_000;
 
-    private final FrameWriter writer;
     private final int batchSize;
+    private final long flushNanos;
     private volatile Runnable onFirstBuffered = () -> { };
     private volatile Thread executorThread;
+    private FrameWriter writer;
+    /** False until the first ready: entries are held. */
     private boolean ready;
-    private final long flushNanos;
-    private List<TupleData> batch;
+    /** True between a lost connection and the next {@link #connect}: entries are discarded. */
+    private boolean disconnected;
+    private long dropped;
+    private List<TupleData> tuples;
+    private List<AckEntry> acks;
     private long firstBufferedAt;
 
     OutboundSink(FrameWriter writer, int batchSize, long flushNanos) {
         this.writer = writer;
         this.batchSize = Math.max(1, batchSize);
         this.flushNanos = Math.max(0, flushNanos);
-        this.batch = new ArrayList<>(this.batchSize);
+        this.tuples = new ArrayList<>(this.batchSize);
+        this.acks = new ArrayList<>();
     }
 
     /**
-     * Wakes the executor when a thread other than the executor's buffers the first tuple of
+     * Wakes the executor when a thread other than the executor's buffers the first entry of
      * a batch, so the time-based flush is not delayed by the executor's idle wait.
      */
     void onFirstBufferedByOtherThread(Thread executor, Runnable wake) {
@@ -60,55 +80,107 @@ final class OutboundSink {
     }
 
     synchronized void add(TupleData tuple) {
-        boolean first = batch.isEmpty();
+        if (disconnected) {
+            dropped++;
+            return;
+        }
+        boolean first = isEmpty();
+        tuples.add(tuple);
+        afterAdd(first);
+    }
+
+    synchronized void addAck(AckEntry ack) {
+        if (disconnected) {
+            dropped++;
+            return;
+        }
+        boolean first = isEmpty();
+        acks.add(ack);
+        afterAdd(first);
+    }
+
+    /** Appends acks, then tuples, atomically: a size flush never separates them in the wrong order. */
+    synchronized void add(List<AckEntry> newAcks, List<TupleData> newTuples) {
+        if (newAcks.isEmpty() && newTuples.isEmpty()) {
+            return;
+        }
+        if (disconnected) {
+            dropped += newAcks.size() + newTuples.size();
+            return;
+        }
+        boolean first = isEmpty();
+        acks.addAll(newAcks);
+        tuples.addAll(newTuples);
+        afterAdd(first);
+    }
+
+    private boolean isEmpty() {
+        return tuples.isEmpty() && acks.isEmpty();
+    }
+
+    private int size() {
+        return tuples.size() + acks.size();
+    }
+
+    private void afterAdd(boolean first) {
         if (first) {
             firstBufferedAt = System.nanoTime();
         }
-        batch.add(tuple);
         if (!ready) {
-            if (batch.size() > MAX_HELD_BEFORE_READY) {
+            if (size() > MAX_HELD_BEFORE_READY) {
                 throw new IllegalStateException("More than " + MAX_HELD_BEFORE_READY
-                        + " tuples emitted before every task of the instance was opened/prepared");
+                        + " tuples and acks emitted before every task of the instance was opened/prepared");
             }
             return;
         }
-        if (batch.size() >= batchSize) {
+        if (size() >= batchSize) {
             flush();
         } else if (first && Thread.currentThread() != executorThread) {
             onFirstBuffered.run();
         }
     }
 
-    /** Flushes when the oldest buffered tuple has waited the flush interval. */
+    /** Flushes when the oldest buffered entry has waited the flush interval. */
     synchronized void flushIfDue(long nowNanos) {
-        if (!batch.isEmpty() && nowNanos - firstBufferedAt >= flushNanos) {
+        if (!isEmpty() && nowNanos - firstBufferedAt >= flushNanos) {
             flush();
         }
     }
 
-    /** When the buffered tuples must go out (nanoTime), or {@code Long.MAX_VALUE} when none are buffered. */
+    /** When the buffered entries must go out (nanoTime), or {@code Long.MAX_VALUE} when none are buffered. */
     synchronized long flushDeadline() {
-        return batch.isEmpty() ? Long.MAX_VALUE : firstBufferedAt + flushNanos;
+        return isEmpty() ? Long.MAX_VALUE : firstBufferedAt + flushNanos;
     }
 
     synchronized void flush() {
-        if (!ready || batch.isEmpty()) {
+        if (!ready || disconnected || isEmpty()) {
             return;
         }
-        TupleBatch b = TupleBatch.newBuilder().addAllTuples(batch).build();
-        batch = new ArrayList<>(batchSize);
-        send(InstanceToStreamManager.newBuilder().setTuples(b).build());
+        TupleBatch b = TupleBatch.newBuilder().addAllAcks(acks).addAllTuples(tuples).build();
+        int entries = size();
+        tuples = new ArrayList<>(batchSize);
+        acks = new ArrayList<>();
+        if (!send(InstanceToStreamManager.newBuilder().setTuples(b).build())) {
+            dropped += entries;
+        }
     }
 
     /** Sends {@code ready}, then whatever was emitted during open/prepare. */
     synchronized void sendReady() {
         send(InstanceToStreamManager.newBuilder()
                 .setReady(dev.egret.proto.Empty.getDefaultInstance()).build());
+        if (disconnected) {
+            return;
+        }
         ready = true;
         flush();
     }
 
     synchronized void sendError(int taskId, String message, boolean fatal) {
+        if (disconnected) {
+            LOG.warn("Not forwarding the error of task {} to the stream manager: not connected", taskId);
+            return;
+        }
         if (ready) {
             flush();
         }
@@ -116,11 +188,46 @@ final class OutboundSink {
                 .setTaskId(taskId).setMessage(message).setFatal(fatal)).build());
     }
 
-    private void send(InstanceToStreamManager m) {
+    /**
+     * The connection is gone (seen by the reader or by a failed write): drops the buffered
+     * entries and discards new ones until {@link #connect}. Returns how many entries were
+     * dropped since the last connect, buffered ones included.
+     */
+    synchronized long disconnect() {
+        if (!disconnected) {
+            disconnected = true;
+            dropped += size();
+            tuples = new ArrayList<>(batchSize);
+            acks = new ArrayList<>();
+        }
+        return dropped;
+    }
+
+    /** A new connection: sends {@code ready} on it and resumes; entries dropped meanwhile stay lost. */
+    synchronized void connect(FrameWriter newWriter) {
+        writer = newWriter;
+        disconnected = false;
+        dropped = 0;
+        sendReady();
+    }
+
+    synchronized boolean isDisconnected() {
+        return disconnected;
+    }
+
+    /** False when the message could not be written (the sink is then disconnected). */
+    private boolean send(InstanceToStreamManager m) {
+        if (disconnected) {
+            return false;
+        }
         try {
             writer.write(m);
+            return true;
         } catch (IOException e) {
-            throw new ConnectionLostException(e);
+            LOG.warn("Writing to the stream manager failed: {}; dropping the outgoing batch", e.getMessage());
+            disconnect();
+            writer.close();
+            return false;
         }
     }
 }

@@ -1,33 +1,67 @@
 package dev.egret.instance;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.apache.storm.spout.ISpoutOutputCollector;
 
 /**
- * A spout task's collector. Without acking (Storm's topology.acker.executors=0), an emit
- * with a message id is acked right away: the id is queued here and the executor thread
- * calls the spout's {@code ack} once the current {@code nextTuple} has returned.
+ * A spout task's collector and its pending trees.
+ *
+ * <p>With acking on, an emit with a message id starts a tree: a random non-zero key names
+ * it, and {@code key -> (msgId, emit time)} stays pending until the stream manager reports
+ * the tree's outcome (or the safety timer fails it). An emit without message id is
+ * untracked. With acking off (Storm's topology.acker.executors=0) an emit with a message id
+ * is acked right away: the id is queued here and the executor thread calls the spout's
+ * {@code ack} once the current {@code nextTuple} has returned.
+ *
+ * <p>Thread-safety: synchronized on this collector; the spout callbacks themselves are made
+ * by the executor thread only, never under this lock.
  */
 final class SpoutCollector implements ISpoutOutputCollector {
     /** More pending acks than this means nextTuple emits without ever returning; cap memory anyway. */
     private static final int MAX_PENDING_ACKS = 1 << 20;
 
+    /** One pending tree. */
+    static final class Pending {
+        final long key;
+        final Object messageId;
+        /** Emit time, or the last TIMEOUT_RESET (System.nanoTime). */
+        long since;
+
+        Pending(long key, Object messageId, long since) {
+            this.key = key;
+            this.messageId = messageId;
+            this.since = since;
+        }
+    }
+
     private final TaskEmitter emitter;
     private final ErrorSink errors;
     private final OutboundSink sink;
     private final String component;
+    private final boolean acking;
     private final ArrayDeque<Object> pendingAcks = new ArrayDeque<>();
+    /** Pending trees in emit order (a TIMEOUT_RESET does not reorder; the safety scan is a full pass). */
+    private final Map<Long, Pending> pending = new LinkedHashMap<>();
 
-    SpoutCollector(TaskEmitter emitter, ErrorSink errors, OutboundSink sink, String component) {
+    SpoutCollector(TaskEmitter emitter, ErrorSink errors, OutboundSink sink, String component, boolean acking) {
         this.emitter = emitter;
         this.errors = errors;
         this.sink = sink;
         this.component = component;
+        this.acking = acking;
     }
 
     @Override
     public List<Integer> emit(String streamId, List<Object> tuple, Object messageId) {
+        if (messageId != null && acking) {
+            long key = newTree(messageId);
+            return emitter.emit(streamId, tuple, key, null);
+        }
         List<Integer> targets = emitter.emit(streamId, tuple);
         if (messageId != null) {
             queueAck(messageId);
@@ -37,10 +71,25 @@ final class SpoutCollector implements ISpoutOutputCollector {
 
     @Override
     public void emitDirect(int taskId, String streamId, List<Object> tuple, Object messageId) {
+        if (messageId != null && acking) {
+            long key = newTree(messageId);
+            emitter.emitDirect(taskId, streamId, tuple, key, null);
+            return;
+        }
         emitter.emitDirect(taskId, streamId, tuple);
         if (messageId != null) {
             queueAck(messageId);
         }
+    }
+
+    /** Registers a pending tree under a fresh key. Registered before the emit so an outcome can never find it missing. */
+    private synchronized long newTree(Object messageId) {
+        long key;
+        do {
+            key = TaskEmitter.nonZeroRandom();
+        } while (pending.containsKey(key));
+        pending.put(key, new Pending(key, messageId, System.nanoTime()));
+        return key;
     }
 
     private synchronized void queueAck(Object messageId) {
@@ -51,14 +100,54 @@ final class SpoutCollector implements ISpoutOutputCollector {
         pendingAcks.add(messageId);
     }
 
-    /** Takes the next message id to ack, or null. */
+    /** Takes the next message id to ack right away (acking off), or null. */
     synchronized Object pollAck() {
         return pendingAcks.poll();
     }
 
+    /** Removes a pending tree; null when the key is unknown (already completed, failed or never ours). */
+    synchronized Pending remove(long key) {
+        return pending.remove(key);
+    }
+
+    /** A bolt reset the tree's timeout: the safety timer restarts. */
+    synchronized void resetTimer(long key, long now) {
+        Pending p = pending.get(key);
+        if (p != null) {
+            p.since = now;
+        }
+    }
+
+    /** Removes and returns every pending tree (after a reconnect: the new ledger does not know them). */
+    synchronized List<Pending> removeAll() {
+        List<Pending> all = new ArrayList<>(pending.values());
+        pending.clear();
+        return all;
+    }
+
+    /** Removes and returns the trees pending since before {@code cutoff} (nanoTime). */
+    synchronized List<Pending> removeOlderThan(long cutoff) {
+        List<Pending> out = null;
+        for (Iterator<Pending> it = pending.values().iterator(); it.hasNext(); ) {
+            Pending p = it.next();
+            if (p.since - cutoff < 0) {
+                if (out == null) {
+                    out = new ArrayList<>();
+                }
+                out.add(p);
+                it.remove();
+            }
+        }
+        return out == null ? List.of() : out;
+    }
+
+    synchronized int pendingCount() {
+        return pending.size();
+    }
+
     @Override
-    public long getPendingCount() {
-        return 0;
+    public synchronized long getPendingCount() {
+        return pending.size();
     }
 
     @Override

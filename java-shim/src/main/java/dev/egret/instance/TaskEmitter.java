@@ -2,17 +2,28 @@ package dev.egret.instance;
 
 import com.google.protobuf.ByteString;
 import com.google.protobuf.UnsafeByteOperations;
+import dev.egret.proto.AckEntry;
+import dev.egret.proto.AckKind;
+import dev.egret.proto.RootId;
 import dev.egret.proto.TupleData;
 import dev.egret.serialization.TupleValuesCodec;
+import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import org.apache.storm.tuple.Tuple;
+import org.apache.storm.tuple.TupleImpl;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Emits tuples for one task: routes them with the task's {@link Router}, serializes the
  * values once and hands one {@code TupleData} per target task to the sink, all sharing
- * the same bytes.
+ * the same bytes. Tracked emits also give each copy its roots and edge id and hand the
+ * ledger updates they imply to the sink in the same call (see the acking contract).
  */
 final class TaskEmitter {
     private static final Logger LOG = LoggerFactory.getLogger("dev.egret.instance.Executor");
@@ -44,52 +55,179 @@ final class TaskEmitter {
         return debug;
     }
 
+    /** An untracked emit (no roots): a spout emit without message id, an unanchored bolt emit. */
     List<Integer> emit(String stream, List<Object> values) {
-        if (stream == null) {
-            throw new IllegalArgumentException("stream id must not be null");
-        }
-        if (values == null) {
-            throw new IllegalArgumentException("tuple values must not be null");
-        }
+        return emit(stream, values, 0L, null);
+    }
+
+    /**
+     * Emits on a stream. With a non-zero {@code rootKey} (a tracked spout emit) the copies
+     * become the roots of a new tree; with {@code anchors} (a bolt emit) they join the
+     * anchors' trees; otherwise they are untracked.
+     */
+    List<Integer> emit(String stream, List<Object> values, long rootKey, Collection<Tuple> anchors) {
+        checkArgs(stream, values);
         List<Integer> targets = router.route(taskId, stream, values);
         if (debug) {
             LOG.info("Emitting: {} {} {}", component, stream, values);
         }
-        send(stream, values, targets);
+        send(stream, values, targets, rootKey, anchors);
         emitted++;
         return targets;
     }
 
     void emitDirect(int targetTask, String stream, List<Object> values) {
+        emitDirect(targetTask, stream, values, 0L, null);
+    }
+
+    void emitDirect(int targetTask, String stream, List<Object> values, long rootKey, Collection<Tuple> anchors) {
+        checkArgs(stream, values);
+        boolean deliver = router.routeDirect(stream, targetTask);
+        if (debug) {
+            LOG.info("Emitting direct: {}; {} {} {}", targetTask, component, stream, values);
+        }
+        send(stream, values, deliver ? Collections.singletonList(targetTask) : Collections.emptyList(),
+                rootKey, anchors);
+        emitted++;
+    }
+
+    private static void checkArgs(String stream, List<Object> values) {
         if (stream == null) {
             throw new IllegalArgumentException("stream id must not be null");
         }
         if (values == null) {
             throw new IllegalArgumentException("tuple values must not be null");
         }
-        boolean deliver = router.routeDirect(stream, targetTask);
-        if (debug) {
-            LOG.info("Emitting direct: {}; {} {} {}", targetTask, component, stream, values);
-        }
-        if (deliver) {
-            send(stream, values, Collections.singletonList(targetTask));
-        }
-        emitted++;
     }
 
-    private void send(String stream, List<Object> values, List<Integer> targets) {
+    /** A random non-zero 64-bit id (0 would vanish from the ledger's XOR). */
+    static long nonZeroRandom() {
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        long v;
+        do {
+            v = random.nextLong();
+        } while (v == 0);
+        return v;
+    }
+
+    private void send(String stream, List<Object> values, List<Integer> targets, long rootKey,
+                      Collection<Tuple> anchors) {
+        if (rootKey != 0) {
+            sendRoots(stream, values, targets, rootKey);
+            return;
+        }
         if (targets.isEmpty()) {
             return;
         }
         ByteString bytes = UnsafeByteOperations.unsafeWrap(codecs.get().serialize(values));
+        if (anchors != null && !anchors.isEmpty() && sendAnchored(stream, values, targets, bytes, anchors)) {
+            return;
+        }
         for (Integer dest : targets) {
-            if (debug) {
-                LOG.info("TRANSFERRING tuple [dest: {} tuple: source: {}:{}, stream: {}, id: {}, {}"
-                        + " PROC_START_TIME(sampled): null EXEC_START_TIME(sampled): null]",
-                        dest, component, taskId, stream, "{}", values);
-            }
+            logTransfer(dest, stream, values, "{}");
             sink.add(TupleData.newBuilder().setDestTask(dest).setSrcTask(taskId).setStream(stream)
                     .setValues(bytes).build());
+        }
+    }
+
+    /** A new tree: one edge per copy, and its INIT (XOR of the edges) ahead of them in the batch. */
+    private void sendRoots(String stream, List<Object> values, List<Integer> targets, long rootKey) {
+        RootId root = RootId.newBuilder().setSpoutTask(taskId).setKey(rootKey).build();
+        List<TupleData> copies = new ArrayList<>(targets.size());
+        long xor = 0;
+        if (!targets.isEmpty()) {
+            ByteString bytes = UnsafeByteOperations.unsafeWrap(codecs.get().serialize(values));
+            for (Integer dest : targets) {
+                long edge = nonZeroRandom();
+                xor ^= edge;
+                logTransfer(dest, stream, values, debug ? "{" + rootKey + "=" + edge + "}" : null);
+                copies.add(TupleData.newBuilder().setDestTask(dest).setSrcTask(taskId).setStream(stream)
+                        .setValues(bytes).addRoots(root).setEdgeId(edge).build());
+            }
+        }
+        AckEntry init = AckEntry.newBuilder().setKind(AckKind.ACK_KIND_INIT).setRoot(root).setXor(xor).build();
+        sink.add(Collections.singletonList(init), copies);
+    }
+
+    /**
+     * Storm's anchoring: each copy gets an edge id {@code e}, its roots are the union of the
+     * anchors' roots, and each live anchor's ack value accumulates {@code e}, so acking the
+     * anchor XORs {@code e} into each of its roots' entries (the copy's creation), and acking
+     * the copy XORs it out again.
+     *
+     * <p>The wire has one edge id per copy, where Storm has one per (anchor, copy) pair. When a
+     * root is reached through an even number of live anchors (two anchors of the same tree,
+     * the same anchor twice, or only through anchors already acked), the anchors' acks would
+     * cancel {@code e} for that root; the emitter then XORs {@code e} into that root's entry
+     * itself, with an ACK entry in the same batch. The tree cannot complete early because of
+     * it: the anchors themselves are still pending in the entry (or the tree is already done).
+     *
+     * @return false when no anchor carries a root (the emit is untracked)
+     */
+    private boolean sendAnchored(String stream, List<Object> values, List<Integer> targets, ByteString bytes,
+                                 Collection<Tuple> anchors) {
+        // Root -> parity of the live anchors reaching it.
+        Map<RootId, Boolean> parity = new LinkedHashMap<>();
+        List<TupleImpl> live = new ArrayList<>(anchors.size());
+        for (Tuple a : anchors) {
+            if (a == null || !(a.getMessageId() instanceof TreeMessageId)) {
+                continue;
+            }
+            TreeMessageId id = (TreeMessageId) a.getMessageId();
+            boolean counts = a instanceof TupleImpl && !id.isCompleted();
+            if (counts) {
+                live.add((TupleImpl) a);
+            }
+            for (RootId r : id.roots()) {
+                Boolean odd = parity.get(r);
+                parity.put(r, counts ? !Boolean.TRUE.equals(odd) : Boolean.TRUE.equals(odd));
+            }
+        }
+        if (parity.isEmpty()) {
+            return false;
+        }
+        List<RootId> roots = new ArrayList<>(parity.keySet());
+        List<RootId> uncovered = new ArrayList<>();
+        for (Map.Entry<RootId, Boolean> e : parity.entrySet()) {
+            if (!e.getValue()) {
+                uncovered.add(e.getKey());
+            }
+        }
+        List<TupleData> copies = new ArrayList<>(targets.size());
+        List<AckEntry> acks = uncovered.isEmpty() ? Collections.emptyList()
+                : new ArrayList<>(uncovered.size() * targets.size());
+        for (Integer dest : targets) {
+            long edge = nonZeroRandom();
+            for (TupleImpl a : live) {
+                a.updateAckVal(edge);
+            }
+            for (RootId r : uncovered) {
+                acks.add(AckEntry.newBuilder().setKind(AckKind.ACK_KIND_ACK).setRoot(r).setXor(edge).build());
+            }
+            logTransfer(dest, stream, values, debug ? idText(roots, edge) : null);
+            copies.add(TupleData.newBuilder().setDestTask(dest).setSrcTask(taskId).setStream(stream)
+                    .setValues(bytes).addAllRoots(roots).setEdgeId(edge).build());
+        }
+        sink.add(acks, copies);
+        return true;
+    }
+
+    private static String idText(List<RootId> roots, long edge) {
+        StringBuilder sb = new StringBuilder("{");
+        for (RootId r : roots) {
+            if (sb.length() > 1) {
+                sb.append(", ");
+            }
+            sb.append(r.getKey()).append('=').append(edge);
+        }
+        return sb.append('}').toString();
+    }
+
+    private void logTransfer(int dest, String stream, List<Object> values, String id) {
+        if (debug) {
+            LOG.info("TRANSFERRING tuple [dest: {} tuple: source: {}:{}, stream: {}, id: {}, {}"
+                    + " PROC_START_TIME(sampled): null EXEC_START_TIME(sampled): null]",
+                    dest, component, taskId, stream, id, values);
         }
     }
 }

@@ -106,7 +106,7 @@ class InstanceLoopTest {
     @Test
     void spoutInstanceEmitsAddressedBatchesAcksAndFollowsState() throws Exception {
         // exclaim: tasks 1, 2; spout: tasks 3, 4 (both in this instance).
-        Topology topo = Topology.newBuilder().setName("t").setId("t-1-1").setConfigJson("{\"egret.batch.size\": 4}")
+        Topology topo = Topology.newBuilder().setName("t").setId("t-1-1").setConfigJson("{\"egret.batch.size\": 4, \"topology.acker.executors\": 0}")
                 .addComponents(Plans.bolt("exclaim", 2, new TestComponents.ExclaimBolt())
                         .addInputs(Plans.input("spout", "default", Plans.fields("word"))))
                 .addComponents(Plans.spout("spout", 2, new TestComponents.CountingSpout(3))
