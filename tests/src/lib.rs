@@ -302,6 +302,11 @@ pub fn complete_lines(path: &Path) -> Vec<String> {
 
 /// Files `<dir>/<prefix>-<task id>.txt`, as task id → complete lines.
 pub fn task_files(dir: &Path, prefix: &str) -> BTreeMap<i32, Vec<String>> {
+    numbered_files(dir, prefix, ".txt")
+}
+
+/// Files `<dir>/<prefix>-<number><suffix>`, as number → complete lines.
+pub fn numbered_files(dir: &Path, prefix: &str, suffix: &str) -> BTreeMap<i32, Vec<String>> {
     let mut found = BTreeMap::new();
     let Ok(entries) = fs::read_dir(dir) else {
         return found;
@@ -312,7 +317,7 @@ pub fn task_files(dir: &Path, prefix: &str) -> BTreeMap<i32, Vec<String>> {
         let Some(task) = name
             .strip_prefix(prefix)
             .and_then(|rest| rest.strip_prefix('-'))
-            .and_then(|rest| rest.strip_suffix(".txt"))
+            .and_then(|rest| rest.strip_suffix(suffix))
             .and_then(|id| id.parse::<i32>().ok())
         else {
             continue;
@@ -350,6 +355,178 @@ pub fn processes_mentioning(needle: &str) -> Vec<(i32, String)> {
         }
     }
     found
+}
+
+/// The arguments of process `pid` (argv), or `None` when it is gone or unreadable.
+pub fn process_args(pid: i32) -> Option<Vec<String>> {
+    let raw = fs::read(format!("/proc/{pid}/cmdline")).ok()?;
+    if raw.is_empty() {
+        // A zombie or a kernel thread: nothing to match against.
+        return None;
+    }
+    Some(
+        raw.split(|b| *b == 0)
+            .filter(|a| !a.is_empty())
+            .map(|a| String::from_utf8_lossy(a).into_owned())
+            .collect(),
+    )
+}
+
+/// The parent pid of process `pid` (`PPid:` of `/proc/<pid>/status`).
+pub fn parent_pid(pid: i32) -> Option<i32> {
+    let status = fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("PPid:"))
+        .and_then(|v| v.trim().parse().ok())
+}
+
+fn all_pids() -> Vec<i32> {
+    let Ok(entries) = fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+        .collect()
+}
+
+/// A running internal `egret` process (`egret <role> --topology-dir DIR [--index N]`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RoleProcess {
+    pub pid: i32,
+    /// `--index N` when the role has one (container, stmgr).
+    pub index: Option<u32>,
+}
+
+/// Whether `args` is `<egret> <role> ..` with an argument under `home`, and its `--index`.
+fn match_role(args: &[String], home: &str, role: &str) -> Option<Option<u32>> {
+    if args.get(1).map(String::as_str) != Some(role)
+        || !args.iter().any(|a| a.starts_with(home))
+        || !args.first().is_some_and(|a| a.ends_with("egret"))
+    {
+        return None;
+    }
+    let index = args
+        .iter()
+        .position(|a| a == "--index")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|v| v.parse().ok());
+    Some(index)
+}
+
+/// The running `egret <role>` processes of the cluster at `home` (e.g. role
+/// `stmgr`, `tmaster`, `container`, `scheduler`), by pid order.
+pub fn role_processes(home: &Path, role: &str) -> Vec<RoleProcess> {
+    let home = home.to_string_lossy();
+    let mut found: Vec<RoleProcess> = all_pids()
+        .into_iter()
+        .filter_map(|pid| {
+            let args = process_args(pid)?;
+            let index = match_role(&args, &home, role)?;
+            Some(RoleProcess { pid, index })
+        })
+        .collect();
+    found.sort_by_key(|p| p.pid);
+    found
+}
+
+/// The instance id of a process whose working directory is `<under home>/work/<id>`.
+fn instance_of(pid: i32, home: &Path) -> Option<String> {
+    let cwd = fs::read_link(format!("/proc/{pid}/cwd")).ok()?;
+    if !cwd.starts_with(home) {
+        return None;
+    }
+    let parent = cwd.parent()?;
+    if parent.file_name()? != "work" {
+        return None;
+    }
+    Some(cwd.file_name()?.to_string_lossy().into_owned())
+}
+
+/// Running instance JVMs of the cluster at `home`: (pid, instance id), found by
+/// their working directory `work/<instance_id>` (set by the container).
+pub fn instance_processes(home: &Path) -> Vec<(i32, String)> {
+    let mut found: Vec<(i32, String)> = all_pids()
+        .into_iter()
+        .filter_map(|pid| Some((pid, instance_of(pid, home)?)))
+        .collect();
+    found.sort();
+    found
+}
+
+/// Pids of the running JVMs of instance `instance_id` under `home`.
+pub fn instance_pids(home: &Path, instance_id: &str) -> Vec<i32> {
+    instance_processes(home)
+        .into_iter()
+        .filter(|(_, id)| id == instance_id)
+        .map(|(pid, _)| pid)
+        .collect()
+}
+
+/// One counter of a metrics snapshot (contracts: "Metrics snapshots (local)").
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+pub struct Metric {
+    pub name: String,
+    #[serde(default)]
+    pub component: String,
+    #[serde(default)]
+    pub task: i64,
+    pub value: f64,
+}
+
+/// `DIR/metrics/<process>.json`.
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+pub struct MetricsSnapshot {
+    pub process: String,
+    #[serde(default)]
+    pub updated_ms: u64,
+    #[serde(default)]
+    pub metrics: Vec<Metric>,
+}
+
+impl MetricsSnapshot {
+    /// The value of `name` for `component`, if the snapshot has it (summed over tasks).
+    pub fn value(&self, name: &str, component: &str) -> Option<f64> {
+        let mut found = None;
+        for m in &self.metrics {
+            if m.name == name && m.component == component {
+                *found.get_or_insert(0.0) += m.value;
+            }
+        }
+        found
+    }
+}
+
+/// Every readable snapshot in `<topology dir>/metrics/`, by file stem. A file
+/// that does not parse is reported in the error list rather than dropped, so a
+/// malformed snapshot shows up in a failing test's message.
+pub fn read_metrics(topology_dir: &Path) -> (BTreeMap<String, MetricsSnapshot>, Vec<String>) {
+    let mut snapshots = BTreeMap::new();
+    let mut errors = Vec::new();
+    let Ok(entries) = fs::read_dir(topology_dir.join("metrics")) else {
+        return (snapshots, errors);
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.extension().and_then(OsStr::to_str) != Some("json") {
+            continue;
+        }
+        let Some(stem) = path.file_stem().and_then(OsStr::to_str) else {
+            continue;
+        };
+        match fs::read(&path) {
+            Ok(bytes) => match serde_json::from_slice::<MetricsSnapshot>(&bytes) {
+                Ok(s) => {
+                    snapshots.insert(stem.to_owned(), s);
+                }
+                Err(e) => errors.push(format!("{}: {e}", path.display())),
+            },
+            // Replaced by rename between the listing and the read: next poll.
+            Err(_) => continue,
+        }
+    }
+    (snapshots, errors)
 }
 
 static SERIAL: Mutex<()> = Mutex::new(());
@@ -434,22 +611,39 @@ impl Cluster {
         run_with_timeout(&mut self.egret(args), COMMAND_TIMEOUT)
     }
 
+    /// The topology dir of running topology `name`.
+    pub fn topology_dir(&self, name: &str) -> PathBuf {
+        self.local_dir().join("topologies").join(name)
+    }
+
     /// `egret jar <examples jar> dev.egret.examples.<class> <name> <out dir>`.
     pub fn jar_example(&self, class: &str, name: &str) -> Result<Output> {
+        self.jar_example_with(class, name, &[])
+    }
+
+    /// `egret jar <examples jar> dev.egret.examples.<class> <name> <out dir> <extra..>`.
+    pub fn jar_example_with(&self, class: &str, name: &str, extra: &[&str]) -> Result<Output> {
         let main = format!("{EXAMPLES_PACKAGE}.{class}");
         let out = self.out_dir();
-        self.run([
+        let mut args = vec![
             OsStr::new("jar"),
             self.artifacts.examples_jar.as_os_str(),
             OsStr::new(&main),
             OsStr::new(name),
             out.as_os_str(),
-        ])
+        ];
+        args.extend(extra.iter().map(OsStr::new));
+        self.run(args)
     }
 
     /// Submits an example that must start; fails with egret's output otherwise.
     pub fn submit_example(&self, class: &str, name: &str) -> Result<Output> {
-        let out = self.jar_example(class, name)?;
+        self.submit_example_with(class, name, &[])
+    }
+
+    /// [`Cluster::submit_example`] with extra arguments after the output dir.
+    pub fn submit_example_with(&self, class: &str, name: &str, extra: &[&str]) -> Result<Output> {
+        let out = self.jar_example_with(class, name, extra)?;
         if out.success() {
             Ok(out)
         } else {
@@ -606,6 +800,107 @@ mod tests {
         let files = task_files(dir.path(), "count");
         assert_eq!(files.keys().copied().collect::<Vec<_>>(), vec![3, 12]);
         assert_eq!(files[&12], vec!["y 2"]);
+    }
+
+    #[test]
+    fn numbered_files_uses_the_suffix() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("spout-acked-0.log"), "1:0\n1:1\n").unwrap();
+        fs::write(dir.path().join("spout-acked-1.txt"), "2:0\n").unwrap();
+        let files = numbered_files(dir.path(), "spout-acked", ".log");
+        assert_eq!(files.keys().copied().collect::<Vec<_>>(), vec![0]);
+        assert_eq!(files[&0], vec!["1:0", "1:1"]);
+    }
+
+    fn args(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| (*s).to_owned()).collect()
+    }
+
+    #[test]
+    fn match_role_needs_the_role_the_home_and_the_egret_binary() {
+        let home = "/tmp/egret-e2e-x";
+        let stmgr = args(&[
+            "/w/target/debug/egret",
+            "stmgr",
+            "--topology-dir",
+            "/tmp/egret-e2e-x/local/topologies/t",
+            "--index",
+            "2",
+        ]);
+        assert_eq!(match_role(&stmgr, home, "stmgr"), Some(Some(2)));
+        assert_eq!(match_role(&stmgr, home, "container"), None);
+        assert_eq!(match_role(&stmgr, "/tmp/other", "stmgr"), None);
+        let tmaster = args(&[
+            "/w/target/debug/egret",
+            "tmaster",
+            "--topology-dir",
+            "/tmp/egret-e2e-x/local/topologies/t",
+        ]);
+        assert_eq!(match_role(&tmaster, home, "tmaster"), Some(None));
+        // A JVM whose class path mentions the home is no egret role.
+        let java = args(&["java", "stmgr", "-cp", "/tmp/egret-e2e-x/t.jar"]);
+        assert_eq!(match_role(&java, home, "stmgr"), None);
+    }
+
+    #[test]
+    fn metrics_snapshots_parse_and_sum_per_component() {
+        let dir = tempfile::tempdir().unwrap();
+        let metrics = dir.path().join("metrics");
+        fs::create_dir(&metrics).unwrap();
+        fs::write(
+            metrics.join("container-1.json"),
+            r#"{"process": "container-1", "updated_ms": 1764400000000,
+                "metrics": [{"name": "egret.restarts", "component": "stmgr-1", "task": 0, "value": 2},
+                            {"name": "egret.restarts", "component": "sink-0", "task": 0, "value": 1},
+                            {"name": "__ack-count", "component": "spout", "task": 5, "value": 3},
+                            {"name": "__ack-count", "component": "spout", "task": 6, "value": 4.5}]}"#,
+        )
+        .unwrap();
+        fs::write(metrics.join("stmgr-1.json"), "{not json").unwrap();
+        fs::write(metrics.join("notes.txt"), "ignored").unwrap();
+        let (snapshots, errors) = read_metrics(dir.path());
+        assert_eq!(snapshots.keys().collect::<Vec<_>>(), vec!["container-1"]);
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(errors[0].contains("stmgr-1.json"), "{errors:?}");
+        let c = &snapshots["container-1"];
+        assert_eq!(c.process, "container-1");
+        assert_eq!(c.value("egret.restarts", "stmgr-1"), Some(2.0));
+        assert_eq!(c.value("egret.restarts", "sink-0"), Some(1.0));
+        assert_eq!(c.value("__ack-count", "spout"), Some(7.5));
+        assert_eq!(c.value("egret.restarts", "relay-0"), None);
+        assert!(read_metrics(&dir.path().join("missing")).0.is_empty());
+    }
+
+    #[test]
+    fn instance_processes_are_found_by_working_directory_and_parent() {
+        let home = tempfile::tempdir().unwrap();
+        let work = home.path().join("local/topologies/t/work/sink-1");
+        fs::create_dir_all(&work).unwrap();
+        let mut child = Command::new("sh")
+            .args(["-c", "read -r line"])
+            .current_dir(&work)
+            .stdin(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let pid = i32::try_from(child.id()).unwrap();
+        let found = wait_until(
+            "the child in work/sink-1",
+            Duration::from_secs(5),
+            || {
+                let pids = instance_pids(home.path(), "sink-1");
+                (!pids.is_empty()).then_some(pids)
+            },
+            String::new,
+        );
+        let listed = instance_processes(home.path());
+        let parent = parent_pid(pid);
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert_eq!(found.unwrap(), vec![pid]);
+        assert_eq!(listed, vec![(pid, "sink-1".to_owned())]);
+        assert_eq!(parent, i32::try_from(std::process::id()).ok());
+        assert!(instance_pids(home.path(), "sink-0").is_empty());
+        assert!(process_args(pid).is_none_or(|a| a[0] == "sh"));
     }
 
     #[test]

@@ -6,30 +6,12 @@
     reason = "test code: a failed expectation is the test failing, with its message"
 )]
 
-use std::fs;
 use std::path::Path;
 use std::time::Duration;
 
-use egret_e2e::{Cluster, task_files, wait_until};
+use egret_e2e::{Cluster, instance_pids, task_files, wait_until};
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
-
-/// Pids of the running JVMs whose working directory is the instance's
-/// (`work/<instance_id>`, set by the container for each instance).
-fn instance_pids(home: &Path, instance_id: &str) -> Vec<i32> {
-    let suffix = Path::new("work").join(instance_id);
-    let Ok(entries) = fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    entries
-        .flatten()
-        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
-        .filter(|pid| {
-            fs::read_link(format!("/proc/{pid}/cwd"))
-                .is_ok_and(|cwd| cwd.starts_with(home) && cwd.ends_with(&suffix))
-        })
-        .collect()
-}
 
 fn tick_count(out: &Path) -> usize {
     task_files(out, "ticks").values().map(Vec::len).sum()
