@@ -4,6 +4,12 @@
 //! Order on a connection (contracts, "Instance JVMs"): hello, reply, the
 //! `InstanceAssignment` as soon as the physical plan is known, then state
 //! changes; tuples go to the instance only after it has said `ready`.
+//!
+//! Backpressure: while a spout instance's component is throttled, its writer
+//! has told it so (`Throttle`, sent after the assignment) and its reader does
+//! not read its socket at all, so the spout's JVM blocks on its own writes
+//! whatever it does. The writer keeps writing tree events and state changes
+//! to it: the acking path never waits on the throttle.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -12,8 +18,8 @@ use std::time::Duration;
 use egret_proto::frame::{decode_message, encode_message};
 use egret_proto::v1::{
     Hello, InstanceAssignment, InstancePlan, InstanceToStreamManager, PeerRole, PhysicalPlan,
-    StateChange, StreamManagerToInstance, TopologyState, TreeEvents, instance_to_stream_manager,
-    stream_manager_to_instance,
+    StateChange, StreamManagerToInstance, Throttle, TopologyState, TreeEvents,
+    instance_to_stream_manager, stream_manager_to_instance,
 };
 use futures::{SinkExt, StreamExt};
 use tokio::net::{UnixListener, UnixStream};
@@ -113,7 +119,36 @@ async fn serve(shared: Arc<Shared>, stream: UnixStream) {
     if events.send(connected).await.is_err() {
         return;
     }
+    let component = shared
+        .instances
+        .get(&id)
+        .map(|c| c.plan.component.clone())
+        .unwrap_or_default();
+    // Only spouts are ever throttled; other readers never look. The pause
+    // starts after `ready` has been read, so that tree events reach a spout
+    // that connects while throttled.
+    let mut ready = false;
+    let mut throttle = shared
+        .router
+        .pressure()
+        .is_local_spout(&component)
+        .then(|| shared.router.pressure().throttled());
     loop {
+        if let Some(throttle) = throttle.as_mut().filter(|_| ready) {
+            while throttle.borrow_and_update().contains(&component) {
+                tokio::select! {
+                    _ = &mut superseded => {
+                        info!(instance = %id, connection, "Closing an instance connection that is no longer current.");
+                        return;
+                    }
+                    changed = throttle.changed() => {
+                        if changed.is_err() {
+                            return;
+                        }
+                    }
+                }
+            }
+        }
         let frame = tokio::select! {
             _ = &mut superseded => {
                 info!(instance = %id, connection, "Closing an instance connection that is no longer current.");
@@ -144,6 +179,7 @@ async fn serve(shared: Arc<Shared>, stream: UnixStream) {
                 shared.router.route(batch, Source::Instance(&id)).await;
             }
             Some(instance_to_stream_manager::Message::Ready(_)) => {
+                ready = true;
                 if events
                     .send(InstanceEvent::Ready { connection })
                     .await
@@ -159,6 +195,12 @@ async fn serve(shared: Arc<Shared>, stream: UnixStream) {
                     warn!(instance = %id, task = reported.task_id, message = %reported.message, "Instance reported an error.");
                 }
             }
+            Some(instance_to_stream_manager::Message::Stats(_)) => {
+                // Task statistics are for the topology master; forwarding them is
+                // not built yet (placeholder so the stream manager builds with the
+                // extended wire types).
+                debug!(instance = %id, "Ignoring a stats report.");
+            }
             None => warn!(instance = %id, "Ignoring an empty or unknown instance message."),
         }
     }
@@ -172,6 +214,8 @@ struct Current {
     assigned: bool,
     ready: bool,
     state: i32,
+    /// What this connection was last told about the throttle (a new one starts unthrottled).
+    throttled: bool,
 }
 
 fn assignment(shared: &Shared, context: &InstanceContext, state: i32) -> StreamManagerToInstance {
@@ -229,6 +273,32 @@ async fn sync(
     }
 }
 
+/// Tells a spout instance its throttle changed, once it has its assignment.
+/// Forgets the connection if sending fails.
+async fn sync_throttle(id: &str, current: &mut Option<Current>, throttled: bool) {
+    let Some(conn) = current
+        .as_mut()
+        .filter(|c| c.assigned && c.throttled != throttled)
+    else {
+        return;
+    };
+    let message = StreamManagerToInstance {
+        message: Some(stream_manager_to_instance::Message::Throttle(Throttle {
+            throttled,
+        })),
+    };
+    match conn.sink.send(encode_message(&message)).await {
+        Ok(()) => {
+            conn.throttled = throttled;
+            debug!(instance = %id, throttled, "Throttle sent to the spout instance.");
+        }
+        Err(err) => {
+            warn!(instance = %id, error = %err, "Instance lost while sending it the throttle.");
+            *current = None;
+        }
+    }
+}
+
 /// The writer of one instance: owns its outbound queue and its current connection.
 pub(crate) async fn writer(
     shared: Arc<Shared>,
@@ -239,7 +309,14 @@ pub(crate) async fn writer(
     mut plans: watch::Receiver<Option<Arc<PhysicalPlan>>>,
 ) {
     let id = context.plan.instance_id.clone();
+    let component = context.plan.component.clone();
     let mut current: Option<Current> = None;
+    let pressure = shared.router.pressure();
+    let spout = pressure.is_local_spout(&component);
+    let mut throttle = pressure.throttled();
+    let throttled_now = |throttle: &mut watch::Receiver<
+        Arc<std::collections::BTreeSet<String>>,
+    >| { spout && throttle.borrow_and_update().contains(&component) };
     loop {
         tokio::select! {
             event = events.recv() => {
@@ -249,11 +326,12 @@ pub(crate) async fn writer(
                         if current.is_some() {
                             info!(instance = %id, connection, "Instance reconnected: its new connection replaces the old one.");
                         }
-                        current = Some(Current { connection, sink, _superseded: superseded, assigned: false, ready: false, state: 0 });
+                        current = Some(Current { connection, sink, _superseded: superseded, assigned: false, ready: false, state: 0, throttled: false });
                         let plan = plans.borrow().clone();
                         if let Some(plan) = plan {
                             sync(&shared, &context, &mut current, &plan).await;
                         }
+                        sync_throttle(&id, &mut current, throttled_now(&mut throttle)).await;
                     }
                     InstanceEvent::Ready { connection } => {
                         if let Some(conn) = current.as_mut().filter(|c| c.connection == connection) {
@@ -276,14 +354,22 @@ pub(crate) async fn writer(
                 let plan = plans.borrow_and_update().clone();
                 if let Some(plan) = plan {
                     sync(&shared, &context, &mut current, &plan).await;
+                    sync_throttle(&id, &mut current, throttled_now(&mut throttle)).await;
                     if plan.state == TopologyState::Killed as i32 {
                         // Returning drops the connection, which closes it (the reader ends too).
                         return;
                     }
                 }
             }
+            changed = throttle.changed(), if spout => {
+                if changed.is_err() {
+                    return;
+                }
+                sync_throttle(&id, &mut current, throttled_now(&mut throttle)).await;
+            }
             batch = next_batch(&mut tuples, shared.max_frame_bytes), if current.as_ref().is_some_and(|c| c.ready) => {
-                let Some(batch) = batch else { return };
+                // Its bytes stay counted until the write is over.
+                let Some((batch, _in_flight)) = batch else { return };
                 let Some(conn) = current.as_mut() else { continue };
                 let count = batch.tuples.len();
                 let message = StreamManagerToInstance {

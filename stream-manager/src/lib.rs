@@ -12,10 +12,14 @@
 //!   plan it receives on a `watch` channel that writers and dialers follow;
 //! - one dialer per higher-indexed peer keeps the mesh connection up;
 //! - the ledger timer rotates the ledger of the local spout tasks every T/2
-//!   (`ledger`) and writes the metrics snapshot `DIR/metrics/stmgr-N.json`.
+//!   (`ledger`) and writes the metrics snapshot `DIR/metrics/stmgr-N.json`;
+//! - backpressure (`backpressure`) needs no task of its own: the queues'
+//!   gauges drive it, the instance readers and writers and the peer writers
+//!   follow its `watch` channels.
 //!
 //! Invariants:
-//! - every queue on the data path is bounded (see `router`);
+//! - every queue on the data path is bounded (see `router`), in batches as a
+//!   hard cap and in bytes through the spout backpressure;
 //! - a destination has at most one current connection; a newer one replaces
 //!   it and the older is closed;
 //! - an instance receives its assignment before anything else, and tuples only
@@ -30,7 +34,7 @@ use std::time::Duration;
 
 use egret_metrics::{Registry, SnapshotWriter};
 use egret_proto::Token;
-use egret_proto::v1::{PackingPlan, PhysicalPlan, Topology, TopologyState};
+use egret_proto::v1::{ComponentKind, PackingPlan, PhysicalPlan, Topology, TopologyState};
 use egret_state_manager::{StateError, TopologyDir};
 use tokio::net::{TcpListener, UnixListener};
 use tokio::sync::{mpsc, watch};
@@ -39,6 +43,7 @@ use tokio_util::sync::CancellationToken;
 use tracing::{info, warn};
 
 mod backoff;
+pub mod backpressure;
 pub mod delivery;
 mod instances;
 mod ledger;
@@ -49,7 +54,7 @@ mod settings;
 
 pub use delivery::{DeliveryTable, Destination, PlanError};
 pub use egret_config::topology::max_frame_bytes;
-pub use settings::AckingSettings;
+pub use settings::{AckingSettings, BackpressureSettings, SettingsError};
 
 use instances::{InstanceContext, InstanceEvent};
 use peers::PeerEvent;
@@ -75,6 +80,8 @@ pub enum StreamManagerError {
     State(#[from] StateError),
     #[error("the packing plan is not valid for this topology: {0}")]
     Plan(#[from] PlanError),
+    #[error("invalid backpressure settings: {0}")]
+    Settings(#[from] SettingsError),
     #[error("cannot {action} {what}: {source}")]
     Io {
         action: &'static str,
@@ -152,6 +159,7 @@ pub async fn run(options: StreamManagerOptions) -> Result<(), StreamManagerError
     let table = DeliveryTable::build(&topology, &packing, index)?;
     let max_frame_bytes = max_frame_bytes(&topology);
     let acking = AckingSettings::from_topology(&topology);
+    let watermarks = BackpressureSettings::from_topology(&topology)?;
 
     let own = packing
         .containers
@@ -169,7 +177,29 @@ pub async fn run(options: StreamManagerOptions) -> Result<(), StreamManagerError
         .map(|c| c.index)
         .filter(|&i| i != index)
         .collect();
-    let (router, mut receivers) = Router::new(&table, &peers, &instance_ids);
+    let local_spouts = own
+        .instances
+        .iter()
+        .filter(|i| {
+            topology
+                .components
+                .iter()
+                .any(|c| c.id == i.component && c.kind == ComponentKind::Spout as i32)
+        })
+        .map(|i| i.component.clone())
+        .collect();
+    let pressure = Arc::new(backpressure::Pressure::new(
+        index,
+        watermarks,
+        backpressure::upstream_spouts(&topology),
+        local_spouts,
+    ));
+    info!(
+        high_watermark = watermarks.high_watermark,
+        low_watermark = watermarks.low_watermark,
+        "Backpressure watermarks set (bytes queued per destination)."
+    );
+    let (router, mut receivers) = Router::new(&table, &peers, &instance_ids, pressure);
 
     let task_container: Arc<HashMap<i32, i32>> = Arc::new(
         table

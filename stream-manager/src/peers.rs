@@ -2,6 +2,11 @@
 //! by the lower index (contracts, "Stream managers and the topology master").
 //! Each peer has a writer owning its outbound queue and its current connection;
 //! each connection has a reader routing incoming tuples to local instances.
+//!
+//! Backpressure: the writer sends this stream manager's `BackpressureNotice`
+//! (its full set of causes) first on every new connection and again whenever
+//! the set changes; the reader hands the peer's notices to `Pressure`, which
+//! keeps the peer's causes across a disconnection until the peer's next notice.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -10,7 +15,9 @@ use std::time::Duration;
 use egret_proto::FrameCodec;
 use egret_proto::frame::{decode_message, encode_message};
 use egret_proto::handshake::{HandshakeError, connect};
-use egret_proto::v1::{Hello, PeerMessage, PeerRole, PhysicalPlan, peer_message};
+use egret_proto::v1::{
+    BackpressureNotice, Hello, PeerMessage, PeerRole, PhysicalPlan, peer_message,
+};
 use futures::{SinkExt, StreamExt};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpListener, TcpStream};
@@ -72,6 +79,7 @@ pub(crate) async fn writer(
     mut events: mpsc::Receiver<PeerEvent>,
 ) {
     let mut current: Option<(u64, FrameSink, oneshot::Sender<()>)> = None;
+    let mut notices = shared.router.pressure().notices();
     loop {
         tokio::select! {
             event = events.recv() => match event {
@@ -81,6 +89,9 @@ pub(crate) async fn writer(
                         info!(peer, connection, "A new connection to the peer stream manager replaces the old one.");
                     }
                     current = Some((connection, sink, superseded));
+                    // The full state first: the peer may have missed changes, or restarted.
+                    let notice = Arc::clone(&notices.borrow_and_update());
+                    send_notice(peer, &mut current, &notice).await;
                 }
                 Some(PeerEvent::Lost { connection }) => {
                     if current.as_ref().is_some_and(|(c, _, _)| *c == connection) {
@@ -88,8 +99,15 @@ pub(crate) async fn writer(
                     }
                 }
             },
+            changed = notices.changed() => {
+                if changed.is_err() {
+                    return;
+                }
+                let notice = Arc::clone(&notices.borrow_and_update());
+                send_notice(peer, &mut current, &notice).await;
+            }
             batch = next_batch(&mut tuples, shared.max_frame_bytes), if current.is_some() => {
-                let Some(batch) = batch else { return };
+                let Some((batch, _in_flight)) = batch else { return };
                 let Some((_, sink, _)) = current.as_mut() else { continue };
                 let (count, acks) = (batch.tuples.len(), batch.acks.len());
                 let message = PeerMessage {
@@ -102,6 +120,31 @@ pub(crate) async fn writer(
                 }
             }
         }
+    }
+}
+
+/// Sends this stream manager's causes to the peer, if connected (a later
+/// connection sends them again).
+async fn send_notice(
+    peer: i32,
+    current: &mut Option<(u64, FrameSink, oneshot::Sender<()>)>,
+    notice: &BackpressureNotice,
+) {
+    let Some((_, sink, _)) = current.as_mut() else {
+        return;
+    };
+    let message = PeerMessage {
+        message: Some(peer_message::Message::Backpressure(notice.clone())),
+    };
+    if let Err(err) = sink.send(encode_message(&message)).await {
+        warn!(peer, error = %err, "Peer stream manager lost while sending it a backpressure notice.");
+        *current = None;
+    } else {
+        debug!(
+            peer,
+            congested = notice.congested.len(),
+            "Backpressure notice sent."
+        );
     }
 }
 
@@ -251,6 +294,11 @@ async fn run_connection<S>(
                 message: Some(peer_message::Message::Tuples(batch)),
             }) => {
                 shared.router.route(batch, Source::Peer(peer)).await;
+            }
+            Ok(PeerMessage {
+                message: Some(peer_message::Message::Backpressure(notice)),
+            }) => {
+                shared.router.pressure().peer_notice(peer, &notice);
             }
             Ok(PeerMessage { message: None }) => {
                 debug!(peer, "Ignoring an empty or unknown peer message.")

@@ -5,8 +5,12 @@
 //! - there is one bounded queue per destination (each local instance, each
 //!   peer stream manager), created at startup, so tuples for a destination
 //!   that has not connected yet wait there (bounded) instead of being lost;
-//! - [`Router::route`] awaits on a full queue: the reader that called it stops
-//!   reading its source, which is the backpressure;
+//! - [`Router::route`] awaits on a full queue (a hard cap in batches): the
+//!   reader that called it stops reading its source;
+//! - each queue has a [`Gauge`] of the encoded bytes it holds, counted from
+//!   before a batch enters the queue until its writer has written it (or
+//!   dropped it), so a writer blocked on a slow socket still counts what it
+//!   holds; the gauges drive the spout backpressure (`backpressure`);
 //! - a batch's `acks` are applied (local ledger) or queued (peer) before its
 //!   tuples are routed (contracts, "Acking"); an ack whose spout task is local
 //!   goes to the ledger, else to the peer hosting the task, never further
@@ -19,9 +23,9 @@
 //! - `TupleData::values` is never decoded; it is `Bytes` moved from frame to
 //!   frame without copying.
 
-use std::collections::HashMap;
-use std::sync::Mutex;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use egret_metrics::{MetricKey, Registry};
@@ -30,6 +34,7 @@ use prost::Message;
 use tokio::sync::mpsc;
 use tracing::{debug, warn};
 
+use crate::backpressure::{Gauge, Pressure, QueueKey};
 use crate::delivery::{DeliveryTable, Destination};
 use crate::ledger::Ledger;
 
@@ -48,8 +53,56 @@ pub(crate) const LEDGER_COMPONENT: &str = "__ledger";
 pub(crate) type FrameSink =
     std::pin::Pin<Box<dyn futures::Sink<bytes::Bytes, Error = egret_proto::FrameError> + Send>>;
 
-pub(crate) type TupleSender = mpsc::Sender<TupleBatch>;
-pub(crate) type TupleReceiver = mpsc::Receiver<TupleBatch>;
+/// A batch in an outbound queue, with the bytes its gauge counts for it.
+pub(crate) struct Queued {
+    batch: TupleBatch,
+    bytes: u64,
+}
+
+pub(crate) type TupleSender = mpsc::Sender<Queued>;
+
+/// The receiving end of an outbound queue, owned by its destination's writer.
+pub(crate) struct TupleReceiver {
+    rx: mpsc::Receiver<Queued>,
+    gauge: Arc<Gauge>,
+}
+
+impl TupleReceiver {
+    /// Bytes held by the queue and its writer now.
+    #[cfg(test)]
+    pub(crate) fn queued_bytes(&self) -> u64 {
+        self.gauge.bytes()
+    }
+
+    /// One queued batch, uncounted at once.
+    #[cfg(test)]
+    pub(crate) async fn recv(&mut self) -> Option<TupleBatch> {
+        let queued = self.rx.recv().await?;
+        self.gauge.remove(queued.bytes);
+        Some(queued.batch)
+    }
+
+    #[cfg(test)]
+    pub(crate) fn try_recv(&mut self) -> Result<TupleBatch, mpsc::error::TryRecvError> {
+        let queued = self.rx.try_recv()?;
+        self.gauge.remove(queued.bytes);
+        Ok(queued.batch)
+    }
+}
+
+/// Batches a writer has taken from its queue: their bytes stay counted until
+/// this is dropped (after the write, or when the batches are lost).
+#[must_use]
+pub(crate) struct InFlight {
+    gauge: Arc<Gauge>,
+    bytes: u64,
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.gauge.remove(self.bytes);
+    }
+}
 pub(crate) type TreeReceiver = mpsc::Receiver<Vec<TreeEvent>>;
 
 /// Where a batch being routed came from.
@@ -72,6 +125,9 @@ pub(crate) struct Router {
     /// task id -> index into `queues`, and whether that destination is local.
     routes: HashMap<i32, (usize, bool)>,
     queues: Vec<TupleSender>,
+    /// The gauge of each queue, by the same index.
+    gauges: Vec<Arc<Gauge>>,
+    pressure: Arc<Pressure>,
     /// Local task id -> index into `tree_queues` (its instance).
     tree_routes: HashMap<i32, usize>,
     tree_queues: Vec<mpsc::Sender<Vec<TreeEvent>>>,
@@ -96,8 +152,20 @@ impl Router {
         table: &DeliveryTable,
         peers: &[i32],
         instances: &[String],
+        pressure: Arc<Pressure>,
     ) -> (Self, Receivers) {
+        // The components each destination hosts: what its congestion names.
+        let mut hosted: HashMap<Destination, BTreeSet<String>> = HashMap::new();
+        for (task, component) in table.task_components() {
+            if let Some(destination) = table.destination(*task) {
+                hosted
+                    .entry(destination.clone())
+                    .or_default()
+                    .insert(component.clone());
+            }
+        }
         let mut queues = Vec::new();
+        let mut gauges = Vec::new();
         let mut slots: HashMap<Destination, usize> = HashMap::new();
         let mut receivers = Receivers {
             local: HashMap::new(),
@@ -110,6 +178,17 @@ impl Router {
             let (tx, rx) = mpsc::channel(QUEUE_CAPACITY);
             slots.insert(destination.clone(), queues.len());
             queues.push(tx);
+            let key = match &destination {
+                Destination::Local(id) => QueueKey::Instance(id.to_string()),
+                Destination::Remote(index) => QueueKey::Peer(*index),
+            };
+            let components = hosted
+                .get(&destination)
+                .map(|c| c.iter().cloned().collect())
+                .unwrap_or_default();
+            let gauge = Arc::new(Gauge::new(key, components, Arc::clone(&pressure)));
+            gauges.push(Arc::clone(&gauge));
+            let rx = TupleReceiver { rx, gauge };
             match destination {
                 Destination::Local(id) => {
                     receivers.local.insert(id.to_string(), rx);
@@ -146,6 +225,8 @@ impl Router {
         let router = Self {
             routes,
             queues,
+            gauges,
+            pressure,
             tree_routes,
             tree_queues,
             components: table.task_components().clone(),
@@ -156,6 +237,10 @@ impl Router {
             last_warning: Mutex::new(None),
         };
         (router, receivers)
+    }
+
+    pub(crate) fn pressure(&self) -> &Arc<Pressure> {
+        &self.pressure
     }
 
     /// Tuples dropped so far (unknown task, or misrouted by a peer).
@@ -207,12 +292,22 @@ impl Router {
             if group.tuples.is_empty() && group.acks.is_empty() {
                 continue;
             }
-            if let Some(queue) = self.queues.get(slot)
-                && queue.send(group).await.is_err()
-            {
+            let (Some(queue), Some(gauge)) = (self.queues.get(slot), self.gauges.get(slot)) else {
+                continue;
+            };
+            // Counted before it enters the queue (the writer may take it out and
+            // uncount it at once), and only once a slot is reserved, so that a
+            // cancelled wait leaves nothing counted.
+            let Ok(permit) = queue.reserve().await else {
                 // Only when shutting down: the writer is gone.
                 return;
-            }
+            };
+            let bytes = group.encoded_len() as u64;
+            gauge.add(bytes);
+            permit.send(Queued {
+                batch: group,
+                bytes,
+            });
         }
     }
 
@@ -311,6 +406,7 @@ impl Router {
         registry.set(key("egret.ledger.bytes"), ledger.bytes() as f64);
         registry.set(key("egret.ledger.late"), ledger.late as f64);
         drop(ledger);
+        self.pressure.publish_metrics(registry);
         registry.set(key("egret.dropped.tuples"), self.dropped() as f64);
         registry.set(key("egret.dropped.acks"), self.dropped_acks() as f64);
         registry.set(
@@ -345,38 +441,35 @@ impl Router {
     }
 }
 
-fn batch_bytes(batch: &TupleBatch) -> usize {
-    batch
-        .tuples
-        .iter()
-        .map(|t| t.encoded_len() + 8)
-        .sum::<usize>()
-        + batch.acks.len() * 24
-}
-
 /// Waits for one queued batch, then takes whatever else is already queued,
-/// up to about half the frame cap, as one batch. `None` when the queue is closed.
+/// up to about half the frame cap, as one batch. `None` when the queue is
+/// closed. The batch's bytes stay counted by the queue's gauge until the
+/// returned [`InFlight`] is dropped.
 pub(crate) async fn next_batch(
     queue: &mut TupleReceiver,
     max_frame_bytes: usize,
-) -> Option<TupleBatch> {
-    let mut batch = queue.recv().await?;
-    let budget = max_frame_bytes / 2;
-    let mut bytes = batch_bytes(&batch);
-    while bytes < budget && batch.tuples.len() + batch.acks.len() < MAX_TUPLES_PER_FRAME {
-        match queue.try_recv() {
+) -> Option<(TupleBatch, InFlight)> {
+    let first = queue.rx.recv().await?;
+    let mut batch = first.batch;
+    let mut in_flight = InFlight {
+        gauge: Arc::clone(&queue.gauge),
+        bytes: first.bytes,
+    };
+    let budget = (max_frame_bytes / 2) as u64;
+    while in_flight.bytes < budget && batch.tuples.len() + batch.acks.len() < MAX_TUPLES_PER_FRAME {
+        match queue.rx.try_recv() {
             Ok(more) => {
-                bytes += batch_bytes(&more);
+                in_flight.bytes += more.bytes;
                 // Acks may overtake tuples queued before them: XOR acking is
                 // order-independent, and a tree cannot reach 0 while a tuple
                 // of it is unacked.
-                batch.tuples.extend(more.tuples);
-                batch.acks.extend(more.acks);
+                batch.tuples.extend(more.batch.tuples);
+                batch.acks.extend(more.batch.acks);
             }
             Err(_) => break,
         }
     }
-    Some(batch)
+    Some((batch, in_flight))
 }
 
 #[cfg(test)]
@@ -385,6 +478,18 @@ mod tests {
     use crate::delivery::tests::sample;
     use bytes::Bytes;
     use egret_proto::v1::{AckKind, RootId, TreeOutcome, TupleData};
+
+    fn no_spouts() -> Arc<Pressure> {
+        Arc::new(Pressure::new(
+            1,
+            crate::settings::BackpressureSettings {
+                high_watermark: 1 << 20,
+                low_watermark: 1 << 19,
+            },
+            Default::default(),
+            Default::default(),
+        ))
+    }
 
     fn tuples(tuples: Vec<TupleData>) -> TupleBatch {
         TupleBatch {
@@ -416,7 +521,7 @@ mod tests {
         let (topology, packing) = sample();
         let table = DeliveryTable::build(&topology, &packing, 1).unwrap();
         let instances: Vec<String> = ["count-0", "split-0", "words-1"].map(String::from).to_vec();
-        let (router, mut rx) = Router::new(&table, &[2], &instances);
+        let (router, mut rx) = Router::new(&table, &[2], &instances, no_spouts());
         router
             .route(
                 tuples(vec![
@@ -471,7 +576,7 @@ mod tests {
     async fn a_full_queue_makes_the_router_wait_and_writers_rebatch() {
         let (topology, packing) = sample();
         let table = DeliveryTable::build(&topology, &packing, 1).unwrap();
-        let (router, mut rx) = Router::new(&table, &[2], &["count-0".to_owned()]);
+        let (router, mut rx) = Router::new(&table, &[2], &["count-0".to_owned()], no_spouts());
         for _ in 0..QUEUE_CAPACITY {
             router
                 .route(tuples(vec![tuple(1, b"a")]), Source::Instance("x"))
@@ -484,12 +589,21 @@ mod tests {
         .await;
         assert!(blocked.is_err(), "routing into a full queue must wait");
         let queue = rx.local.get_mut("count-0").unwrap();
-        let batch = next_batch(queue, 1 << 20).await.unwrap();
+        let held = queue.queued_bytes();
+        assert!(held > 0);
+        let (batch, in_flight) = next_batch(queue, 1 << 20).await.unwrap();
         assert_eq!(
             batch.tuples.len(),
             QUEUE_CAPACITY,
             "everything queued goes out as one batch"
         );
+        assert_eq!(
+            queue.queued_bytes(),
+            held,
+            "a batch being written is still counted"
+        );
+        drop(in_flight);
+        assert_eq!(queue.queued_bytes(), 0);
     }
 
     #[tokio::test]
@@ -497,7 +611,7 @@ mod tests {
         let (topology, packing) = sample();
         let table = DeliveryTable::build(&topology, &packing, 1).unwrap();
         let instances: Vec<String> = ["count-0", "split-0", "words-1"].map(String::from).to_vec();
-        let (router, mut rx) = Router::new(&table, &[2], &instances);
+        let (router, mut rx) = Router::new(&table, &[2], &instances, no_spouts());
         // Task 4 (split-0) is local: its INIT and ACK go to the ledger; task 3 is
         // on container 2: its ACK goes to the peer, with the tuple for task 6.
         router
@@ -579,7 +693,7 @@ mod tests {
         let (topology, packing) = sample();
         let table = DeliveryTable::build(&topology, &packing, 1).unwrap();
         let instances: Vec<String> = ["count-0", "split-0", "words-1"].map(String::from).to_vec();
-        let (router, mut rx) = Router::new(&table, &[2], &instances);
+        let (router, mut rx) = Router::new(&table, &[2], &instances, no_spouts());
         router
             .route(
                 TupleBatch {
@@ -618,6 +732,7 @@ mod tests {
                 "count-0".to_owned(),
                 "words-1".to_owned(),
             ],
+            no_spouts(),
         );
         for key in 1..=(TREE_QUEUE_CAPACITY as u64 + 5) {
             let mut groups = Vec::new();

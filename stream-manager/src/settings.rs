@@ -1,5 +1,6 @@
-//! The acking settings a stream manager reads from the topology config
-//! (Storm's keys, contracts "Acking (at-least-once)").
+//! The settings a stream manager reads from the topology config: acking
+//! (Storm's keys, contracts "Acking (at-least-once)") and backpressure
+//! (`egret.backpressure.*`, docs/architecture.md "Backpressure").
 
 use std::time::Duration;
 
@@ -11,6 +12,73 @@ pub const MESSAGE_TIMEOUT_SECS: &str = "topology.message.timeout.secs";
 pub const ENABLE_MESSAGE_TIMEOUTS: &str = "topology.enable.message.timeouts";
 pub const ACKER_EXECUTORS: &str = "topology.acker.executors";
 pub const DEFAULT_MESSAGE_TIMEOUT_SECS: u64 = 30;
+
+pub const HIGH_WATERMARK: &str = "egret.backpressure.high.watermark.bytes";
+pub const LOW_WATERMARK: &str = "egret.backpressure.low.watermark.bytes";
+/// Per destination: large enough for a few full batches of big tuples, small
+/// enough that a container with dozens of destinations stays in the hundreds
+/// of MiB at worst.
+pub const DEFAULT_HIGH_WATERMARK: u64 = 16 * 1024 * 1024;
+
+/// The watermarks of the bytes queued toward one destination.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BackpressureSettings {
+    /// Above this a destination is congested.
+    pub high_watermark: u64,
+    /// Below this a congested destination is not any more.
+    pub low_watermark: u64,
+}
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum SettingsError {
+    #[error("{key} must be a non-negative integer number of bytes, not {value}")]
+    NotBytes { key: &'static str, value: String },
+    #[error("{HIGH_WATERMARK} must be above 0")]
+    ZeroHigh,
+    #[error("{LOW_WATERMARK} ({low}) must be below {HIGH_WATERMARK} ({high})")]
+    LowNotBelowHigh { low: u64, high: u64 },
+    #[error("the topology config is not a JSON object: {0}")]
+    Config(String),
+}
+
+impl BackpressureSettings {
+    /// Reads the watermarks; either defaults from the other (low = high / 2,
+    /// high = 2 × low) and both default to 16 MiB / 8 MiB.
+    pub fn from_topology(topology: &Topology) -> Result<Self, SettingsError> {
+        if topology.config_json.trim().is_empty() {
+            return Self::from_config(&serde_json::Map::new());
+        }
+        let config: serde_json::Map<String, Value> = serde_json::from_str(&topology.config_json)
+            .map_err(|e| SettingsError::Config(e.to_string()))?;
+        Self::from_config(&config)
+    }
+
+    pub fn from_config(config: &serde_json::Map<String, Value>) -> Result<Self, SettingsError> {
+        let read = |key: &'static str| match config.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(value) => as_u64(value).map(Some).ok_or(SettingsError::NotBytes {
+                key,
+                value: value.to_string(),
+            }),
+        };
+        let (high, low) = match (read(HIGH_WATERMARK)?, read(LOW_WATERMARK)?) {
+            (Some(high), Some(low)) => (high, low),
+            (Some(high), None) => (high, high / 2),
+            (None, Some(low)) => (low.saturating_mul(2).max(DEFAULT_HIGH_WATERMARK), low),
+            (None, None) => (DEFAULT_HIGH_WATERMARK, DEFAULT_HIGH_WATERMARK / 2),
+        };
+        if high == 0 {
+            return Err(SettingsError::ZeroHigh);
+        }
+        if low >= high {
+            return Err(SettingsError::LowNotBelowHigh { low, high });
+        }
+        Ok(Self {
+            high_watermark: high,
+            low_watermark: low,
+        })
+    }
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AckingSettings {
@@ -121,5 +189,58 @@ mod tests {
         );
         assert!(!settings(r#"{"topology.enable.message.timeouts": false}"#).timeouts_enabled);
         assert_eq!(settings("[1]"), default);
+    }
+
+    fn watermarks(json: &str) -> Result<BackpressureSettings, SettingsError> {
+        BackpressureSettings::from_topology(&Topology {
+            config_json: json.into(),
+            ..Default::default()
+        })
+    }
+
+    #[test]
+    fn watermarks_default_derive_and_validate() {
+        let mib = 1024 * 1024;
+        assert_eq!(
+            watermarks("").unwrap(),
+            BackpressureSettings {
+                high_watermark: 16 * mib,
+                low_watermark: 8 * mib
+            }
+        );
+        let high_only = watermarks(r#"{"egret.backpressure.high.watermark.bytes": 1000}"#).unwrap();
+        assert_eq!(
+            (high_only.high_watermark, high_only.low_watermark),
+            (1000, 500)
+        );
+        let low_only =
+            watermarks(r#"{"egret.backpressure.low.watermark.bytes": "20000000"}"#).unwrap();
+        assert_eq!(
+            (low_only.high_watermark, low_only.low_watermark),
+            (40_000_000, 20_000_000)
+        );
+        let err = watermarks(
+            r#"{"egret.backpressure.high.watermark.bytes": 1000, "egret.backpressure.low.watermark.bytes": 1000}"#,
+        )
+        .unwrap_err();
+        assert_eq!(
+            err,
+            SettingsError::LowNotBelowHigh {
+                low: 1000,
+                high: 1000
+            }
+        );
+        assert!(
+            err.to_string()
+                .contains("must be below egret.backpressure.high.watermark.bytes")
+        );
+        assert!(matches!(
+            watermarks(r#"{"egret.backpressure.high.watermark.bytes": "lots"}"#),
+            Err(SettingsError::NotBytes { .. })
+        ));
+        assert_eq!(
+            watermarks(r#"{"egret.backpressure.high.watermark.bytes": 0}"#),
+            Err(SettingsError::ZeroHigh)
+        );
     }
 }

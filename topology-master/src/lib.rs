@@ -358,6 +358,10 @@ async fn serve_stream_manager(
                     Some(stream_manager_to_master::Message::Heartbeat(_)) => {
                         debug!(%peer_id, "Heartbeat received.");
                     }
+                    Some(stream_manager_to_master::Message::Stats(report)) => {
+                        // Not aggregated yet: the Nimbus statistics are not built.
+                        debug!(%peer_id, instance = %report.instance_id, "Task statistics received and ignored.");
+                    }
                     Some(stream_manager_to_master::Message::Register(register)) => {
                         match register_stream_manager(&shared, &peer_id, register.location, peer) {
                             Ok((index, rx)) => {

@@ -9,6 +9,11 @@ import org.apache.storm.utils.ObjectReader;
  * its key named instead of later inside a stream manager or instance.
  */
 public final class ConfigValidation {
+    public static final String BACKPRESSURE_HIGH = "egret.backpressure.high.watermark.bytes";
+    public static final String BACKPRESSURE_LOW = "egret.backpressure.low.watermark.bytes";
+    /** The stream manager's default high watermark (low defaults to half of high). */
+    static final long DEFAULT_HIGH_WATERMARK = 16L * 1024 * 1024;
+
     private ConfigValidation() {
     }
 
@@ -24,6 +29,48 @@ public final class ConfigValidation {
         bool(conf, Config.TOPOLOGY_FALL_BACK_ON_JAVA_SERIALIZATION);
         nonNegativeNumber(conf, Config.TOPOLOGY_COMPONENT_RESOURCES_ONHEAP_MEMORY_MB);
         nonNegativeNumber(conf, Config.TOPOLOGY_WORKER_MAX_HEAP_SIZE_MB);
+        watermarks(conf);
+    }
+
+    /**
+     * The stream manager's rule (it refuses to start otherwise): either watermark defaults
+     * from the other (low = high / 2, high = max(2 x low, 16 MiB)); low must be below high.
+     */
+    private static void watermarks(Map<String, Object> conf) {
+        Long high = bytes(conf, BACKPRESSURE_HIGH);
+        Long low = bytes(conf, BACKPRESSURE_LOW);
+        long h = high != null ? high : (low != null ? Math.max(2 * low, DEFAULT_HIGH_WATERMARK) : DEFAULT_HIGH_WATERMARK);
+        long l = low != null ? low : h / 2;
+        if (h == 0) {
+            throw bad(BACKPRESSURE_HIGH, high, "a positive number of bytes");
+        }
+        if (l >= h) {
+            throw new IllegalArgumentException(BACKPRESSURE_LOW + " (" + l + ") must be below "
+                    + BACKPRESSURE_HIGH + " (" + h + ")");
+        }
+    }
+
+    private static Long bytes(Map<String, Object> conf, String key) {
+        Object v = conf.get(key);
+        if (v == null) {
+            return null;
+        }
+        long n;
+        if (v instanceof Number && ((Number) v).doubleValue() == Math.rint(((Number) v).doubleValue())) {
+            n = ((Number) v).longValue();
+        } else if (v instanceof String) {
+            try {
+                n = Long.parseLong(((String) v).trim());
+            } catch (NumberFormatException e) {
+                throw bad(key, v, "a non-negative integer number of bytes");
+            }
+        } else {
+            throw bad(key, v, "a non-negative integer number of bytes");
+        }
+        if (n < 0) {
+            throw bad(key, v, "a non-negative integer number of bytes");
+        }
+        return n;
     }
 
     private static IllegalArgumentException bad(String key, Object v, String what) {

@@ -46,6 +46,11 @@ import org.slf4j.LoggerFactory;
  * tree with no outcome after 3 x {@code topology.message.timeout.secs} is failed here, as a
  * safety net behind the ledger's own timeout.
  *
+ * <p>Backpressure: while the stream manager has throttled this spout instance ({@code
+ * Throttle}), {@code nextTuple} is not called (Storm's contract); tree events (ack/fail),
+ * activate/deactivate, ticks and the flush of the outgoing batch go on. A new connection
+ * starts unthrottled (the stream manager says so again if it still is).
+ *
  * <p>Invariants: user code of this executor's tasks (open/prepare, nextTuple, execute,
  * ack, fail, activate/deactivate) only runs on the executor thread; inbound messages wait in a
  * bounded queue, so a slow executor blocks the reader and the socket pushes back.
@@ -108,6 +113,9 @@ final class InstanceExecutor {
     private boolean stormActive;
     private boolean spoutsActive;
     private boolean warnedTuplesToSpout;
+    /** Set by the stream manager's backpressure; spouts only. */
+    private boolean throttled;
+    private long throttledSince;
     private ExecutorService sharedExecutor;
     /** Storm's acking: on unless topology.acker.executors is 0. */
     private final boolean acking;
@@ -267,7 +275,7 @@ final class InstanceExecutor {
                 checkSafetyTimeouts(now);
                 boolean emitted = false;
                 boolean called = false;
-                if (spoutsActive) {
+                if (spoutsActive && !throttled) {
                     for (Task t : tasks) {
                         if (maxSpoutPending > 0 && t.spoutCollector.pendingCount() >= maxSpoutPending) {
                             continue;
@@ -350,12 +358,36 @@ final class InstanceExecutor {
                     onTreeEvent(e);
                 }
                 break;
+            case THROTTLE:
+                setThrottled(m.getThrottle().getThrottled());
+                break;
             case ASSIGNMENT:
                 LOG.warn("Ignoring a second assignment for {}: the instance keeps its first plan", component);
                 break;
             default:
                 break;
         }
+    }
+
+    /** Backpressure from the stream manager: stop or resume calling nextTuple. */
+    void setThrottled(boolean on) {
+        if (!isSpout || on == throttled) {
+            return;
+        }
+        throttled = on;
+        long now = System.nanoTime();
+        if (on) {
+            throttledSince = now;
+            LOG.info("Backpressure: spout {}:{} stops calling nextTuple until the stream manager lifts it",
+                    component, taskIdList());
+        } else {
+            LOG.info("Backpressure lifted: spout {}:{} resumes nextTuple after {} ms", component, taskIdList(),
+                    TimeUnit.NANOSECONDS.toMillis(now - throttledSince));
+        }
+    }
+
+    boolean throttled() {
+        return throttled;
     }
 
     void setState(TopologyState s) {
@@ -440,6 +472,8 @@ final class InstanceExecutor {
      */
     void onReconnected(TopologyState state) throws TaskFailure {
         setState(state);
+        // A new stream manager connection starts unthrottled.
+        setThrottled(false);
         if (!isSpout) {
             return;
         }
