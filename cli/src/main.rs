@@ -12,6 +12,7 @@
 
 mod manage;
 mod metrics;
+mod stats;
 mod submit;
 mod tail;
 
@@ -101,6 +102,14 @@ enum Command {
     Metrics {
         /// Topology name
         name: String,
+    },
+    /// Print a topology's built-in statistics per component (exact counts, from its topology master)
+    Stats {
+        /// Topology name
+        name: String,
+        /// Storm's window: :all-time, 600, 10800 or 86400 (seconds)
+        #[arg(long, default_value = ":all-time")]
+        window: String,
     },
     /// (internal) Run a topology's scheduler
     #[command(hide = true)]
@@ -210,6 +219,14 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let cfg = manage::load_config(config.config.as_deref(), &config.conf)?;
             let cluster = manage::cluster(&cfg)?;
             println!("{}", metrics::render(&cluster, &name)?);
+        }
+        Command::Stats { name, window } => {
+            let cfg = manage::load_config(config.config.as_deref(), &config.conf)?;
+            let cluster = manage::cluster(&cfg)?;
+            println!(
+                "{}",
+                current_thread_runtime()?.block_on(stats::show(&cluster, &name, &window))?
+            );
         }
         Command::Scheduler(role) => {
             let options = egret_scheduler::SchedulerOptions {

@@ -195,11 +195,10 @@ async fn serve(shared: Arc<Shared>, stream: UnixStream) {
                     warn!(instance = %id, task = reported.task_id, message = %reported.message, "Instance reported an error.");
                 }
             }
-            Some(instance_to_stream_manager::Message::Stats(_)) => {
-                // Task statistics are for the topology master; forwarding them is
-                // not built yet (placeholder so the stream manager builds with the
-                // extended wire types).
-                debug!(instance = %id, "Ignoring a stats report.");
+            Some(instance_to_stream_manager::Message::Stats(mut report)) => {
+                // The master checks the tasks against the instance: say who sent it.
+                report.instance_id.clone_from(&id);
+                crate::master::forward_stats(&shared, report);
             }
             None => warn!(instance = %id, "Ignoring an empty or unknown instance message."),
         }

@@ -123,6 +123,8 @@ pub(crate) struct Shared {
     pub instance_events: HashMap<String, mpsc::Sender<InstanceEvent>>,
     pub peer_events: HashMap<i32, mpsc::Sender<PeerEvent>>,
     pub plan_tx: watch::Sender<Option<Arc<PhysicalPlan>>>,
+    /// Instances' statistics reports on their way to the topology master (bounded).
+    pub stats_tx: mpsc::Sender<egret_proto::v1::StatsReport>,
     pub metrics: Registry,
     pub cancel: CancellationToken,
     next_connection: AtomicU64,
@@ -267,6 +269,7 @@ pub async fn run(options: StreamManagerOptions) -> Result<(), StreamManagerError
     );
 
     let (plan_tx, _) = watch::channel(None);
+    let (stats_tx, stats_rx) = mpsc::channel(master::STATS_QUEUE);
     let cancel = CancellationToken::new();
     // Dropping `run`'s future (the process shutting down) stops every task too.
     let _stop_all = cancel.clone().drop_guard();
@@ -282,6 +285,7 @@ pub async fn run(options: StreamManagerOptions) -> Result<(), StreamManagerError
         instance_events,
         peer_events,
         plan_tx,
+        stats_tx,
         metrics: Registry::new(),
         cancel: cancel.clone(),
         next_connection: AtomicU64::new(1),
@@ -323,7 +327,11 @@ pub async fn run(options: StreamManagerOptions) -> Result<(), StreamManagerError
         instance_listener,
     ));
     shared.spawn(peers::accept_loop(Arc::clone(&shared), data_listener));
-    shared.spawn(master::session_loop(Arc::clone(&shared), data_port));
+    shared.spawn(master::session_loop(
+        Arc::clone(&shared),
+        data_port,
+        stats_rx,
+    ));
     info!(
         acking = acking.enabled,
         timeout_secs = acking.timeout.as_secs(),

@@ -1,20 +1,31 @@
 //! The session with the topology master: register (retrying until
-//! `tmaster.addr` exists and the master answers), heartbeat, and publish every
-//! physical plan received. Reconnects whenever the connection drops.
+//! `tmaster.addr` exists and the master answers), heartbeat, publish every
+//! physical plan received, and forward the instances' statistics reports.
+//! Reconnects whenever the connection drops.
+//!
+//! Statistics go through one bounded queue ([`STATS_QUEUE`] reports): while
+//! the master is away the queue fills and further reports are dropped and
+//! counted (`egret.dropped.stats`); those queued are sent once a new session
+//! is registered. A report is exact deltas, so a dropped one is lost from the
+//! master's totals (never counted twice).
 
 use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
 
+use egret_metrics::MetricKey;
 use egret_proto::frame::{FrameError, decode_message, encode_message};
 use egret_proto::handshake::{HandshakeError, connect};
 use egret_proto::v1::{
-    Empty, MasterToStreamManager, PeerRole, RegisterStreamManager, StreamManagerLocation,
-    StreamManagerToMaster, master_to_stream_manager, stream_manager_to_master,
+    Empty, MasterToStreamManager, PeerRole, RegisterStreamManager, StatsReport,
+    StreamManagerLocation, StreamManagerToMaster, master_to_stream_manager,
+    stream_manager_to_master,
 };
 use egret_state_manager::StateError;
 use futures::{SinkExt, StreamExt};
 use tokio::net::TcpStream;
+use tokio::sync::mpsc;
+use tokio::sync::mpsc::error::TrySendError;
 use tracing::{debug, info, warn};
 
 use crate::Shared;
@@ -22,6 +33,28 @@ use crate::backoff::Backoff;
 
 const HEARTBEAT_INTERVAL: Duration = Duration::from_secs(5);
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+/// Statistics reports queued toward the topology master at most: with one
+/// report per instance every 5 s, minutes of a typical container's reports.
+pub(crate) const STATS_QUEUE: usize = 256;
+/// Counter of the reports dropped because the queue was full (master away).
+pub(crate) const DROPPED_STATS: &str = "egret.dropped.stats";
+
+/// Queues an instance's report for the topology master, or drops and counts it.
+pub(crate) fn forward_stats(shared: &Shared, report: StatsReport) {
+    match shared.stats_tx.try_send(report) {
+        Ok(()) => {}
+        Err(TrySendError::Full(report) | TrySendError::Closed(report)) => {
+            let dropped = shared
+                .metrics
+                .add(MetricKey::new(DROPPED_STATS, "__ledger", 0), 1.0);
+            // Once per power of two: visible without flooding the log.
+            let dropped = dropped as u64;
+            if dropped.is_power_of_two() {
+                warn!(instance = %report.instance_id, dropped, "Dropping a statistics report: the topology master is not keeping up or is away.");
+            }
+        }
+    }
+}
 
 #[derive(Debug, thiserror::Error)]
 enum SessionError {
@@ -43,11 +76,15 @@ enum SessionError {
     Refused(String),
 }
 
-pub(crate) async fn session_loop(shared: Arc<Shared>, data_port: u16) {
+pub(crate) async fn session_loop(
+    shared: Arc<Shared>,
+    data_port: u16,
+    mut stats: mpsc::Receiver<StatsReport>,
+) {
     let mut backoff = Backoff::new();
     let mut told_waiting = false;
     loop {
-        match session(&shared, data_port, &mut backoff).await {
+        match session(&shared, data_port, &mut backoff, &mut stats).await {
             Err(SessionError::NoAddress) => {
                 if !told_waiting {
                     info!("Waiting for the topology master to write its address.");
@@ -65,6 +102,7 @@ async fn session(
     shared: &Shared,
     data_port: u16,
     backoff: &mut Backoff,
+    stats: &mut mpsc::Receiver<StatsReport>,
 ) -> Result<Infallible, SessionError> {
     let addr = shared
         .dir
@@ -116,6 +154,15 @@ async fn session(
             _ = ticks.tick() => {
                 sink.send(encode_message(&heartbeat)).await?;
                 debug!("Heartbeat sent to the topology master.");
+            }
+            // The sender lives in `Shared`, so `None` never comes while we run.
+            Some(report) = stats.recv() => {
+                let message = StreamManagerToMaster {
+                    message: Some(stream_manager_to_master::Message::Stats(report)),
+                };
+                // A failed send loses this report (counted as a lost
+                // connection, not as a drop): the session restarts.
+                sink.send(encode_message(&message)).await?;
             }
             frame = stream.next() => {
                 let body = frame.ok_or(SessionError::Closed)??;

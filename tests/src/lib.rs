@@ -464,6 +464,31 @@ pub fn instance_pids(home: &Path, instance_id: &str) -> Vec<i32> {
         .collect()
 }
 
+/// Resident memory of process `pid` from `/proc/<pid>/status`, in KiB.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Memory {
+    /// `VmRSS`: resident now.
+    pub rss_kib: u64,
+    /// `VmHWM`: the most it has been resident since it started (the kernel's
+    /// own peak, which catches spikes between two samples).
+    pub hwm_kib: u64,
+}
+
+/// The memory of process `pid`, or `None` when it is gone, a zombie or unreadable.
+pub fn process_memory(pid: i32) -> Option<Memory> {
+    let status = fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+    };
+    Some(Memory {
+        rss_kib: field("VmRSS:")?,
+        hwm_kib: field("VmHWM:")?,
+    })
+}
+
 /// One counter of a metrics snapshot (contracts: "Metrics snapshots (local)").
 #[derive(Debug, Clone, PartialEq, serde::Deserialize)]
 pub struct Metric {
@@ -901,6 +926,14 @@ mod tests {
         assert_eq!(parent, i32::try_from(std::process::id()).ok());
         assert!(instance_pids(home.path(), "sink-0").is_empty());
         assert!(process_args(pid).is_none_or(|a| a[0] == "sh"));
+    }
+
+    #[test]
+    fn process_memory_reads_this_process_and_not_a_missing_one() {
+        let me = i32::try_from(std::process::id()).unwrap();
+        let m = process_memory(me).unwrap();
+        assert!(m.rss_kib > 0 && m.hwm_kib >= m.rss_kib, "{m:?}");
+        assert_eq!(process_memory(i32::MAX), None);
     }
 
     #[test]

@@ -1,8 +1,9 @@
 //! The topology master (TM): registers the stream managers of a topology,
 //! builds the physical plan once every container of the packing plan has one,
-//! distributes it, and serves the `egret` client (describe, activate,
-//! deactivate, kill). See `docs/internals/contracts.md`, "Stream managers and
-//! the topology master".
+//! distributes it, serves the `egret` client and the Java `NimbusClient`
+//! (describe, topology info, activate, deactivate, kill), and aggregates the
+//! instances' built-in statistics ([`stats`]). See `docs/internals/contracts.md`,
+//! "Stream managers and the topology master" and "Nimbus statistics".
 //!
 //! Invariants:
 //! - there is exactly one current physical plan (a `watch` channel holding the
@@ -16,7 +17,9 @@
 //!   registered stream manager; a later registration of a container (restart,
 //!   new port) replaces the older one, closes the older connection, and
 //!   publishes the updated plan;
-//! - once a kill has started the state only moves towards KILLED.
+//! - once a kill has started the state only moves towards KILLED;
+//! - statistics are kept only for the tasks of the packing plan, reported by
+//!   the instance hosting them (see [`stats`]).
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -27,9 +30,10 @@ use std::time::{Duration, Instant};
 use egret_proto::frame::{decode_message, encode_message};
 use egret_proto::handshake::accept;
 use egret_proto::v1::{
-    ClientRequest, ClientResponse, MasterToStreamManager, PackingPlan, PeerRole, PhysicalPlan,
-    StreamManagerLocation, StreamManagerToMaster, Topology, TopologyState, TopologySummary,
-    client_request, master_to_stream_manager, stream_manager_to_master,
+    ClientRequest, ClientResponse, ComponentKind, ExecutorStatsSummary, MasterToStreamManager,
+    PackingPlan, PeerRole, PhysicalPlan, StatsReport, StreamManagerLocation, StreamManagerToMaster,
+    Topology, TopologyState, TopologySummary, WindowedStats, client_request,
+    master_to_stream_manager, stream_manager_to_master,
 };
 use egret_proto::{FrameCodec, Token};
 use egret_state_manager::{StateError, TopologyDir};
@@ -40,6 +44,7 @@ use tokio_util::codec::Framed;
 use tracing::{debug, error, info, warn};
 
 pub mod client;
+pub mod stats;
 
 pub use egret_config::topology::max_frame_bytes;
 
@@ -47,6 +52,11 @@ pub use egret_config::topology::max_frame_bytes;
 const HELLO_TIMEOUT: Duration = Duration::from_secs(10);
 /// A stream manager heartbeats every 5 s; three missed heartbeats mean it is gone.
 const LIVENESS_TIMEOUT: Duration = Duration::from_secs(15);
+/// Storm's `topology.message.timeout.secs` default: the wait of a kill without options.
+const DEFAULT_MESSAGE_TIMEOUT_SECS: u32 = 30;
+/// After a detached kill publishes KILLED, how long the stream managers get to
+/// close their instances before the scheduler is asked to stop everything.
+const KILLED_GRACE: Duration = Duration::from_secs(1);
 
 #[derive(Debug, Clone)]
 pub struct TopologyMasterOptions {
@@ -85,6 +95,7 @@ struct Shared {
     started: Instant,
     inner: Mutex<Inner>,
     plan_tx: watch::Sender<Option<Arc<PhysicalPlan>>>,
+    stats: Mutex<stats::StatsStore>,
 }
 
 struct Inner {
@@ -118,6 +129,7 @@ impl TopologyMaster {
         info!(%addr, topology = %topology.id, containers = packing.containers.len(), "Topology master listening.");
         let (state, killing) = restored_state(&dir, &topology);
         let (plan_tx, _) = watch::channel(None);
+        let stats = Mutex::new(stats::StatsStore::new(&packing));
         let shared = Arc::new(Shared {
             dir,
             topology,
@@ -131,6 +143,7 @@ impl TopologyMaster {
                 registrations: BTreeMap::new(),
             }),
             plan_tx,
+            stats,
         });
         Ok(Self { listener, shared })
     }
@@ -247,7 +260,10 @@ impl Shared {
     }
 
     fn summary(&self) -> TopologySummary {
-        let state = self.lock().state;
+        let (state, killing) = {
+            let inner = self.lock();
+            (inner.state, inner.killing)
+        };
         let instances = self.packing.containers.iter().flat_map(|c| &c.instances);
         TopologySummary {
             name: self.topology.name.clone(),
@@ -257,7 +273,72 @@ impl Shared {
             num_executors: count(instances.clone().count()),
             num_tasks: count(instances.map(|i| i.task_ids.len()).sum()),
             uptime_secs: i64::try_from(self.started.elapsed().as_secs()).unwrap_or(i64::MAX),
+            killing,
         }
+    }
+
+    fn stats(&self) -> MutexGuard<'_, stats::StatsStore> {
+        // As `lock`: a poisoned lock leaves consistent sums (each update is
+        // validated before anything is added).
+        self.stats.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Seconds on the master's own monotonic clock: the time base of the windows.
+    fn now_secs(&self) -> u64 {
+        self.started.elapsed().as_secs()
+    }
+
+    fn record_stats(&self, peer_id: &str, report: &StatsReport) {
+        let now = self.now_secs();
+        if let Err(err) = self.stats().record(report, now) {
+            warn!(%peer_id, error = %err, "Refusing a statistics report.");
+        }
+    }
+
+    /// Every executor of the packing plan with its statistics per window.
+    fn executors(&self) -> Vec<ExecutorStatsSummary> {
+        let now = self.now_secs();
+        let stats = self.stats();
+        let mut out = Vec::new();
+        for container in &self.packing.containers {
+            for instance in &container.instances {
+                let is_spout =
+                    self.topology.components.iter().any(|c| {
+                        c.id == instance.component && c.kind == ComponentKind::Spout as i32
+                    });
+                let windows = stats
+                    .windows(&instance.task_ids, now)
+                    .into_iter()
+                    .map(|(key, sums)| WindowedStats {
+                        window: key.to_owned(),
+                        sums: Some(sums.to_proto()),
+                    })
+                    .collect();
+                out.push(ExecutorStatsSummary {
+                    instance_id: instance.instance_id.clone(),
+                    component: instance.component.clone(),
+                    task_start: instance.task_ids.iter().copied().min().unwrap_or(0),
+                    task_end: instance.task_ids.iter().copied().max().unwrap_or(0),
+                    host: "localhost".to_owned(),
+                    port: container.index,
+                    uptime_secs: i64::try_from(stats.uptime_secs(&instance.instance_id, now))
+                        .unwrap_or(i64::MAX),
+                    is_spout,
+                    windows,
+                    reported: stats.has_reported(&instance.instance_id),
+                });
+            }
+        }
+        out
+    }
+
+    /// The topology's `topology.message.timeout.secs` (Storm's default 30).
+    fn message_timeout_secs(&self) -> u32 {
+        serde_json::from_str::<serde_json::Value>(&self.topology.config_json)
+            .ok()
+            .and_then(|config| config.get("topology.message.timeout.secs")?.as_u64())
+            .and_then(|secs| u32::try_from(secs).ok())
+            .unwrap_or(DEFAULT_MESSAGE_TIMEOUT_SECS)
     }
 }
 
@@ -359,8 +440,11 @@ async fn serve_stream_manager(
                         debug!(%peer_id, "Heartbeat received.");
                     }
                     Some(stream_manager_to_master::Message::Stats(report)) => {
-                        // Not aggregated yet: the Nimbus statistics are not built.
-                        debug!(%peer_id, instance = %report.instance_id, "Task statistics received and ignored.");
+                        if registered.is_some() {
+                            shared.record_stats(&peer_id, &report);
+                        } else {
+                            warn!(%peer_id, instance = %report.instance_id, "Ignoring statistics from a stream manager that has not registered.");
+                        }
                     }
                     Some(stream_manager_to_master::Message::Register(register)) => {
                         match register_stream_manager(&shared, &peer_id, register.location, peer) {
@@ -462,21 +546,93 @@ fn error_response(error: String) -> ClientResponse {
     ClientResponse {
         ok: false,
         error,
-        summary: None,
+        ..Default::default()
     }
 }
 
 fn ok_response(shared: &Shared) -> ClientResponse {
     ClientResponse {
         ok: true,
-        error: String::new(),
         summary: Some(shared.summary()),
+        ..Default::default()
     }
 }
 
-async fn handle_request(shared: &Shared, request: ClientRequest) -> ClientResponse {
+/// Starts a kill: refused when one is under way, else deactivates.
+fn begin_kill(shared: &Shared, wait_secs: u32) -> Result<(), String> {
+    let mut inner = shared.lock();
+    if inner.killing {
+        return Err(format!(
+            "topology {} is already being killed",
+            shared.topology.name
+        ));
+    }
+    inner.killing = true;
+    inner.state = TopologyState::Deactivated;
+    info!(wait_secs, "Kill requested: deactivating the topology.");
+    shared.publish(&inner);
+    Ok(())
+}
+
+/// Ends a kill after its wait: KILLED, published to every stream manager.
+async fn finish_kill(shared: &Shared, wait_secs: u32) {
+    tokio::time::sleep(Duration::from_secs(u64::from(wait_secs))).await;
+    let mut inner = shared.lock();
+    inner.state = TopologyState::Killed;
+    info!("Topology killed.");
+    shared.publish(&inner);
+}
+
+/// Asks the scheduler to stop every process of the topology and retire its
+/// directory, as `egret kill` does after the master's answer. The scheduler
+/// stops this master too.
+fn stop_scheduler(dir: &TopologyDir) {
+    match dir.read_scheduler_pid() {
+        Ok(Some(pid)) if pid > 0 => {
+            info!(
+                pid,
+                "Asking the scheduler to stop the topology's processes."
+            );
+            if let Err(err) = nix::sys::signal::kill(
+                nix::unistd::Pid::from_raw(pid),
+                nix::sys::signal::Signal::SIGTERM,
+            ) {
+                warn!(pid, error = %err, "Signalling the scheduler failed; its processes stay until `egret kill`.");
+            }
+        }
+        Ok(_) => warn!("No scheduler pid: the topology's processes stay until `egret kill`."),
+        Err(err) => {
+            warn!(error = %err, "Cannot read the scheduler pid: the topology's processes stay until `egret kill`.")
+        }
+    }
+}
+
+async fn handle_request(shared: &Arc<Shared>, request: ClientRequest) -> ClientResponse {
     match request.request {
         Some(client_request::Request::Describe(_)) => ok_response(shared),
+        Some(client_request::Request::TopologyInfo(_)) => ClientResponse {
+            executors: shared.executors(),
+            ..ok_response(shared)
+        },
+        Some(client_request::Request::DetachedKill(kill)) => {
+            let wait_secs = if kill.wait_message_timeout {
+                shared.message_timeout_secs()
+            } else {
+                kill.wait_secs
+            };
+            if let Err(refused) = begin_kill(shared, wait_secs) {
+                return error_response(refused);
+            }
+            let background = Arc::clone(shared);
+            tokio::spawn(async move {
+                finish_kill(&background, wait_secs).await;
+                // Let the stream managers see KILLED (they close their
+                // instances) before the scheduler stops everything.
+                tokio::time::sleep(KILLED_GRACE).await;
+                stop_scheduler(&background.dir);
+            });
+            ok_response(shared)
+        }
         Some(client_request::Request::Activate(_)) => {
             set_state(shared, TopologyState::Running, "activate")
         }
@@ -484,30 +640,14 @@ async fn handle_request(shared: &Shared, request: ClientRequest) -> ClientRespon
             set_state(shared, TopologyState::Deactivated, "deactivate")
         }
         Some(client_request::Request::Kill(kill)) => {
-            {
-                let mut inner = shared.lock();
-                if inner.killing {
-                    return error_response(format!(
-                        "topology {} is already being killed",
-                        shared.topology.name
-                    ));
-                }
-                inner.killing = true;
-                inner.state = TopologyState::Deactivated;
-                info!(wait_secs = kill.wait_secs, "Kill requested: deactivating the topology.");
-                shared.publish(&inner);
+            if let Err(refused) = begin_kill(shared, kill.wait_secs) {
+                return error_response(refused);
             }
-            tokio::time::sleep(Duration::from_secs(u64::from(kill.wait_secs))).await;
-            {
-                let mut inner = shared.lock();
-                inner.state = TopologyState::Killed;
-                info!("Topology killed.");
-                shared.publish(&inner);
-            }
+            finish_kill(shared, kill.wait_secs).await;
             ok_response(shared)
         }
         None => error_response(
-            "unknown or empty client request (this topology master understands describe, activate, deactivate, kill)"
+            "unknown or empty client request (this topology master understands describe, topology info, activate, deactivate, kill, detached kill)"
                 .to_owned(),
         ),
     }

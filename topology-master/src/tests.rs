@@ -2,7 +2,8 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use egret_proto::v1::{
-    Component, ContainerPlan, Empty, InstancePlan, KillRequest, RegisterStreamManager,
+    Component, ContainerPlan, DetachedKillRequest, Empty, InstancePlan, KillRequest,
+    RegisterStreamManager, StatsReport, TaskStatsDelta,
 };
 use egret_state_manager::LocalCluster;
 use tokio::net::TcpStream;
@@ -33,16 +34,18 @@ fn fixture() -> Fixture {
     dir.write_topology(&Topology {
         name: "wc".into(),
         id: "wc-1-1".into(),
-        config_json: "{}".into(),
+        config_json: r#"{"topology.message.timeout.secs": 1}"#.into(),
         components: vec![
             Component {
                 id: "count".into(),
+                kind: ComponentKind::Bolt as i32,
                 parallelism: 2,
                 num_tasks: 3,
                 ..Default::default()
             },
             Component {
                 id: "split".into(),
+                kind: ComponentKind::Spout as i32,
                 parallelism: 1,
                 num_tasks: 1,
                 ..Default::default()
@@ -399,4 +402,173 @@ async fn a_master_restarted_after_a_kill_stays_killed() {
     let response = send(&fixture, client_request::Request::Activate(Empty {})).await;
     assert!(!response.ok);
     assert!(response.error.contains("killed"), "{}", response.error);
+}
+
+fn stats_message(instance: &str, task: i32, acked: u64) -> Bytes {
+    encode_message(&StreamManagerToMaster {
+        message: Some(stream_manager_to_master::Message::Stats(StatsReport {
+            timestamp_ms: 0,
+            instance_id: instance.into(),
+            tasks: vec![TaskStatsDelta {
+                task_id: task,
+                acked: [("default".to_owned(), acked)].into(),
+                complete_ms_sum: [("default".to_owned(), acked as f64 * 2.5)].into(),
+                transferred: [("default".to_owned(), acked * 3)].into(),
+                ..Default::default()
+            }],
+        })),
+    })
+}
+
+async fn topology_info(fixture: &Fixture) -> ClientResponse {
+    send(fixture, client_request::Request::TopologyInfo(Empty {})).await
+}
+
+fn acked_all_time(response: &ClientResponse, instance: &str) -> u64 {
+    let executor = response
+        .executors
+        .iter()
+        .find(|e| e.instance_id == instance)
+        .unwrap();
+    let window = executor
+        .windows
+        .iter()
+        .find(|w| w.window == ":all-time")
+        .unwrap();
+    window.sums.as_ref().unwrap().acked.values().sum()
+}
+
+#[tokio::test]
+async fn topology_info_answers_every_executor_with_exact_windowed_statistics() {
+    let fixture = fixture();
+    let addr = start(&fixture).await;
+    let mut one = register(addr, &fixture.token, 1, 1001).await;
+    let mut two = register(addr, &fixture.token, 2, 2002).await;
+    next_plan(&mut one).await;
+    next_plan(&mut two).await;
+
+    // Before any report: every executor, zero counts, every window present.
+    let response = topology_info(&fixture).await;
+    assert!(response.ok, "{}", response.error);
+    let ids: Vec<&str> = response
+        .executors
+        .iter()
+        .map(|e| e.instance_id.as_str())
+        .collect();
+    assert_eq!(ids, ["count-0", "split-0", "count-1"]);
+    for executor in &response.executors {
+        let windows: Vec<&str> = executor.windows.iter().map(|w| w.window.as_str()).collect();
+        assert_eq!(windows, [":all-time", "600", "10800", "86400"]);
+        assert_eq!(executor.host, "localhost");
+    }
+    assert_eq!(acked_all_time(&response, "split-0"), 0);
+    assert!(response.executors.iter().all(|e| !e.reported));
+
+    one.send(stats_message("split-0", 4, 10)).await.unwrap();
+    one.send(stats_message("split-0", 4, 5)).await.unwrap();
+    // A report for a task the instance does not host is refused whole.
+    one.send(stats_message("split-0", 1, 1000)).await.unwrap();
+    two.send(stats_message("count-1", 3, 7)).await.unwrap();
+    // Messages on one connection are handled in order; the last one tells us
+    // when the earlier ones were recorded.
+    let deadline = Instant::now() + WAIT;
+    let response = loop {
+        let response = topology_info(&fixture).await;
+        if acked_all_time(&response, "split-0") == 15 && acked_all_time(&response, "count-1") == 7 {
+            break response;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "statistics not recorded: {response:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    assert_eq!(acked_all_time(&response, "count-0"), 0);
+    assert!(!response.executors[0].reported);
+    assert!(response.executors[1].reported && response.executors[2].reported);
+    let spout = &response.executors[1];
+    assert!(spout.is_spout);
+    assert!(!response.executors[0].is_spout);
+    assert_eq!((spout.task_start, spout.task_end), (4, 4));
+    assert_eq!(spout.port, 1);
+    let count0 = &response.executors[0];
+    assert_eq!((count0.task_start, count0.task_end), (1, 2));
+    for window in &spout.windows {
+        let sums = window.sums.as_ref().unwrap();
+        assert_eq!(sums.acked["default"], 15, "{}", window.window);
+        assert_eq!(sums.transferred["default"], 45);
+        assert!((sums.complete_ms_sum["default"] - 37.5).abs() < 1e-9);
+    }
+    let summary = response.summary.unwrap();
+    assert_eq!(summary.num_executors, 3);
+    assert!(!summary.killing);
+}
+
+#[tokio::test]
+async fn a_detached_kill_answers_at_once_then_kills_and_stops_the_scheduler() {
+    let fixture = fixture();
+    let addr = start(&fixture).await;
+    let mut one = register(addr, &fixture.token, 1, 1001).await;
+    let mut two = register(addr, &fixture.token, 2, 2002).await;
+    next_plan(&mut one).await;
+    next_plan(&mut two).await;
+    // A stand-in for the scheduler: the master must SIGTERM it.
+    let mut scheduler = std::process::Command::new("sleep")
+        .arg("30")
+        .spawn()
+        .unwrap();
+    fixture.dir.write_scheduler_pid(scheduler.id()).unwrap();
+
+    let started = Instant::now();
+    let response = send(
+        &fixture,
+        client_request::Request::DetachedKill(DetachedKillRequest {
+            wait_secs: 0,
+            // The fixture's topology.message.timeout.secs is 1.
+            wait_message_timeout: true,
+        }),
+    )
+    .await;
+    assert!(response.ok, "{}", response.error);
+    assert!(
+        started.elapsed() < Duration::from_secs(1),
+        "answered before the wait"
+    );
+    let summary = response.summary.unwrap();
+    assert!(summary.killing);
+    assert_eq!(summary.state, TopologyState::Deactivated as i32);
+    assert_eq!(
+        next_plan(&mut one).await.state,
+        TopologyState::Deactivated as i32
+    );
+    assert_eq!(
+        next_plan(&mut one).await.state,
+        TopologyState::Killed as i32
+    );
+    assert!(
+        started.elapsed() >= Duration::from_secs(1),
+        "waited the message timeout"
+    );
+
+    let deadline = Instant::now() + WAIT;
+    let status = loop {
+        if let Some(status) = scheduler.try_wait().unwrap() {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "the scheduler was not signalled");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(status.signal(), Some(15));
+
+    let again = send(
+        &fixture,
+        client_request::Request::DetachedKill(DetachedKillRequest::default()),
+    )
+    .await;
+    assert!(
+        !again.ok && again.error.contains("already"),
+        "{}",
+        again.error
+    );
 }

@@ -8,6 +8,7 @@ import dev.egret.proto.FieldList;
 import dev.egret.proto.InputDef;
 import dev.egret.proto.StreamDef;
 import dev.egret.proto.Topology;
+import dev.egret.metrics.MetricsConsumers;
 import dev.egret.runtime.ConfigJson;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -17,6 +18,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.regex.Pattern;
 import org.apache.storm.Config;
+import org.apache.storm.Constants;
 import org.apache.storm.generated.ComponentCommon;
 import org.apache.storm.generated.ComponentObject;
 import org.apache.storm.generated.GlobalStreamId;
@@ -97,13 +99,23 @@ public final class TopologyCapture {
         }
         validateStructure(commons);
 
+        // Storm's metrics consumers: system bolts subscribed to every component's __metrics
+        // stream. They join the sorted component ids, so task ids follow Storm's rule.
+        List<MetricsConsumers.Spec> consumers = MetricsConsumers.fromConfig(conf, new ArrayList<>(commons.keySet()));
+        for (MetricsConsumers.Spec spec : consumers) {
+            commons.put(spec.id, spec.common);
+            objects.put(spec.id, spec.object);
+        }
+        boolean metricsStream = !consumers.isEmpty();
+
         Topology.Builder out = Topology.newBuilder()
                 .setName(name)
                 .setConfigJson(configJson)
                 .setStormVersion(topology.is_set_storm_version() ? topology.get_storm_version()
                         : TopologyBuilder.STORM_VERSION);
         for (String id : commons.keySet()) {
-            out.addComponents(component(id, spoutIds.contains(id), commons.get(id), objects.get(id), conf));
+            out.addComponents(component(id, spoutIds.contains(id), commons.get(id), objects.get(id), conf,
+                    metricsStream));
         }
         return out.build();
     }
@@ -173,7 +185,7 @@ public final class TopologyCapture {
     }
 
     private static Component component(String id, boolean spout, ComponentCommon common, ComponentObject object,
-            Map<String, Object> topoConf) throws InvalidTopologyException {
+            Map<String, Object> topoConf, boolean metricsStream) throws InvalidTopologyException {
         if (object == null || !object.is_set_serialized_java()) {
             throw new InvalidTopologyException("Component '" + id
                     + "' is not a Java-serialized object (shell and JavaObject components are not supported)");
@@ -224,13 +236,18 @@ public final class TopologyCapture {
                 .setConfigJson(ConfigJson.toJson(ownConf))
                 .setMemoryLoadMb(memory)
                 .setCpuLoad(cpu);
+        TreeMap<String, StreamInfo> streams = new TreeMap<>();
         if (common.get_streams() != null) {
-            new TreeMap<>(common.get_streams()).forEach((streamId, info) -> b.addStreams(StreamDef.newBuilder()
-                    .setId(streamId)
-                    .addAllFields(info.get_output_fields() == null ? List.of() : info.get_output_fields())
-                    .setDirect(info.is_direct())
-                    .build()));
+            streams.putAll(common.get_streams());
         }
+        if (metricsStream) {
+            streams.put(Constants.METRICS_STREAM_ID, new StreamInfo(MetricsConsumers.STREAM_FIELDS, false));
+        }
+        streams.forEach((streamId, info) -> b.addStreams(StreamDef.newBuilder()
+                .setId(streamId)
+                .addAllFields(info.get_output_fields() == null ? List.of() : info.get_output_fields())
+                .setDirect(info.is_direct())
+                .build()));
         if (common.get_inputs() != null) {
             for (Map.Entry<GlobalStreamId, Grouping> in : common.get_inputs().entrySet()) {
                 b.addInputs(InputDef.newBuilder()

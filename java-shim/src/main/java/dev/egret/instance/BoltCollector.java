@@ -1,5 +1,6 @@
 package dev.egret.instance;
 
+import dev.egret.metrics.TaskStats;
 import dev.egret.proto.AckEntry;
 import dev.egret.proto.AckKind;
 import dev.egret.proto.RootId;
@@ -27,12 +28,48 @@ final class BoltCollector implements IOutputCollector {
     private final ErrorSink errors;
     private final OutboundSink sink;
     private final String component;
+    private final TaskStats stats;
+    /** The tuple whose execute is running on the executor thread, and when it started (nanoTime). */
+    private volatile Tuple executing;
+    private volatile long executeStartNanos;
 
     BoltCollector(TaskEmitter emitter, ErrorSink errors, OutboundSink sink, String component) {
+        this(emitter, errors, sink, component, new TaskStats());
+    }
+
+    BoltCollector(TaskEmitter emitter, ErrorSink errors, OutboundSink sink, String component, TaskStats stats) {
         this.emitter = emitter;
         this.errors = errors;
         this.sink = sink;
         this.component = component;
+        this.stats = stats;
+    }
+
+    /** The executor starts (tuple non-null) or ends (null) an execute. */
+    void executing(Tuple tuple, long startNanos) {
+        this.executeStartNanos = startNanos;
+        this.executing = tuple;
+    }
+
+    /**
+     * Storm's process latency: from the start of the tuple's execute to its ack. Exact (ns)
+     * when acked during its own execute, else from the millisecond start time on the tuple.
+     */
+    private long processNanos(Tuple input) {
+        if (input == executing) {
+            return System.nanoTime() - executeStartNanos;
+        }
+        if (input instanceof TupleImpl) {
+            Long start = ((TupleImpl) input).getProcessSampleStartTime();
+            if (start != null) {
+                return (System.currentTimeMillis() - start) * 1_000_000L;
+            }
+        }
+        return 0L;
+    }
+
+    private String inputKey(Tuple input) {
+        return stats.inputKey(input.getSourceComponent(), input.getSourceStreamId());
     }
 
     @Override
@@ -56,6 +93,7 @@ final class BoltCollector implements IOutputCollector {
             long ackVal = input instanceof TupleImpl ? ((TupleImpl) input).getAckVal() : 0L;
             send(AckKind.ACK_KIND_ACK, id, id.edgeId() ^ ackVal);
         }
+        stats.boltAcked(inputKey(input), processNanos(input));
         if (emitter.debug()) {
             LOG.info("BOLT ack TASK: {} TIME: {} TUPLE: {}", emitter.taskId(), timeDelta(input), input);
         }
@@ -71,6 +109,7 @@ final class BoltCollector implements IOutputCollector {
             }
             send(AckKind.ACK_KIND_FAIL, id, 0L);
         }
+        stats.boltFailed(inputKey(input));
         if (emitter.debug()) {
             LOG.info("BOLT fail TASK: {} TIME: {} TUPLE: {}", emitter.taskId(), timeDelta(input), input);
         }

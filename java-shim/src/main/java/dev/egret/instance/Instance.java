@@ -90,6 +90,7 @@ public final class Instance {
         }
         FrameChannel channel = first.channel;
         InstanceAssignment assignment = first.assignment;
+        CodeDir.prepare(assignment.getWorkDir()); // the jar's resources/ for multilang, in the background
 
         TopologyView view;
         InstanceExecutor executor;

@@ -1,5 +1,7 @@
 package dev.egret.instance;
 
+import dev.egret.metrics.TaskMetrics;
+import dev.egret.metrics.TaskStats;
 import dev.egret.proto.InstanceAssignment;
 import dev.egret.proto.RootId;
 import dev.egret.proto.StreamManagerToInstance;
@@ -20,6 +22,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import org.apache.storm.Constants;
 import org.apache.storm.spout.ISpout;
 import org.apache.storm.spout.SpoutOutputCollector;
 import org.apache.storm.task.IBolt;
@@ -50,6 +53,12 @@ import org.slf4j.LoggerFactory;
  * Throttle}), {@code nextTuple} is not called (Storm's contract); tree events (ack/fail),
  * activate/deactivate, ticks and the flush of the outgoing batch go on. A new connection
  * starts unthrottled (the stream manager says so again if it still is).
+ *
+ * <p>Metrics ({@link ExecutorMetrics}): every task counts Storm's built-in statistics exactly
+ * (emits, transfers, acks, fails, executes and their latencies) and sends them to the stream
+ * manager every {@code egret.stats.interval.secs}; when a metrics consumer subscribes, each
+ * task emits its built-in, v1 and (if enabled) v2 metrics on {@code __metrics} once per
+ * bucket, from this thread.
  *
  * <p>Invariants: user code of this executor's tasks (open/prepare, nextTuple, execute,
  * ack, fail, activate/deactivate) only runs on the executor thread; inbound messages wait in a
@@ -87,7 +96,9 @@ final class InstanceExecutor {
         ISpout spout;
         IBolt bolt;
         SpoutCollector spoutCollector;
+        BoltCollector boltCollector;
         TaskEmitter emitter;
+        TaskMetrics metrics;
         int tickSecs;
         long nextTickAt;
 
@@ -124,6 +135,8 @@ final class InstanceExecutor {
     /** 0 when the safety net is off (acking off, or message timeouts disabled). */
     private final long safetyTimeoutNanos;
     private long nextSafetyCheckAt;
+    /** Metrics buckets and stats reports; null until the tasks are started. */
+    private ExecutorMetrics metrics;
 
     InstanceExecutor(TopologyView view, InstanceAssignment assignment, OutboundSink.FrameWriter writer) {
         this.view = view;
@@ -194,9 +207,11 @@ final class InstanceExecutor {
             if (!component.equals(view.componentOf(taskId))) {
                 throw new TaskFailure(taskId, "Task " + taskId + " is not a task of component " + component, null);
             }
+            TaskMetrics taskMetrics = new TaskMetrics(isSpout);
             TopologyContext ctx = new TopologyContext(view, taskId, taskIds, workDir, pidDir.getPath(),
-                    defaultResources, new HashMap<>(), executorData);
+                    defaultResources, new HashMap<>(), executorData, taskMetrics);
             Task t = new Task(taskId, ctx, new HashMap<>(conf));
+            t.metrics = taskMetrics;
             Object obj;
             try {
                 obj = JavaSerialization.deserialize(serialized);
@@ -210,7 +225,7 @@ final class InstanceExecutor {
             } catch (RuntimeException | LinkageError e) {
                 throw new TaskFailure(taskId, "Could not set up the groupings of " + component + ":" + taskId, e);
             }
-            t.emitter = new TaskEmitter(taskId, component, router, sink, codecs, debug);
+            t.emitter = new TaskEmitter(taskId, component, router, sink, codecs, debug, taskMetrics.stats());
             if (isSpout) {
                 if (!(obj instanceof ISpout)) {
                     throw new TaskFailure(taskId, "Component " + component + " is a spout but its object is a "
@@ -237,8 +252,8 @@ final class InstanceExecutor {
                     LOG.info("Opened spout {}:{}", component, t.id);
                 } else {
                     LOG.info("Preparing bolt {}:{}", component, t.id);
-                    t.bolt.prepare(t.conf, t.context, new OutputCollector(
-                            new BoltCollector(t.emitter, errors, sink, component)));
+                    t.boltCollector = new BoltCollector(t.emitter, errors, sink, component, t.metrics.stats());
+                    t.bolt.prepare(t.conf, t.context, new OutputCollector(t.boltCollector));
                     LOG.info("Prepared bolt {}:{}", component, t.id);
                 }
             } catch (Exception | LinkageError | AssertionError e) {
@@ -247,6 +262,13 @@ final class InstanceExecutor {
             }
         }
         long now = System.nanoTime();
+        metrics = new ExecutorMetrics(assignment.getInstance().getInstanceId(), component, isSpout, sink,
+                !view.subscribers(component, Constants.METRICS_STREAM_ID).isEmpty(), view.topologyConf(),
+                tasks.isEmpty() ? 0 : tasks.get(0).context.getThisWorkerPort());
+        for (Task t : tasks) {
+            metrics.add(new ExecutorMetrics.TaskEntry(t.id, t.metrics, t.emitter));
+        }
+        metrics.start(now);
         for (Task t : tasks) {
             if (t.tickSecs > 0) {
                 t.nextTickAt = now + TimeUnit.SECONDS.toNanos(t.tickSecs);
@@ -269,6 +291,7 @@ final class InstanceExecutor {
         while (true) {
             long now = System.nanoTime();
             fireTicks(now);
+            metrics.tick(now);
             sink.flushIfDue(now);
             if (isSpout) {
                 applySpoutActivation();
@@ -303,7 +326,7 @@ final class InstanceExecutor {
     }
 
     private long waitUntilNextDeadline() {
-        long deadline = Math.min(sink.flushDeadline(), nextTickDeadline());
+        long deadline = Math.min(Math.min(sink.flushDeadline(), nextTickDeadline()), metrics.nextDeadline());
         if (isSpout && safetyTimeoutNanos > 0) {
             deadline = Math.min(deadline, nextSafetyCheckAt);
         }
@@ -430,6 +453,7 @@ final class InstanceExecutor {
         if (debug) {
             LOG.info("SPOUT Acking message {} {}", p.key, p.messageId);
         }
+        t.metrics.stats().spoutAcked(p.stream, System.nanoTime() - p.emittedAt);
         try {
             t.spout.ack(p.messageId);
         } catch (Exception | LinkageError | AssertionError ex) {
@@ -441,6 +465,7 @@ final class InstanceExecutor {
         if (debug) {
             LOG.info("SPOUT Failing {} {} REASON: {}", p.key, p.messageId, reason);
         }
+        t.metrics.stats().spoutFailed(p.stream);
         try {
             t.spout.fail(p.messageId);
         } catch (Exception | LinkageError | AssertionError ex) {
@@ -509,11 +534,13 @@ final class InstanceExecutor {
     }
 
     private void drainAcks(Task t) {
-        for (Object id = t.spoutCollector.pollAck(); id != null; id = t.spoutCollector.pollAck()) {
+        for (SpoutCollector.Untracked u = t.spoutCollector.pollAck(); u != null; u = t.spoutCollector.pollAck()) {
             if (debug) {
-                LOG.info("SPOUT Acking message {} {}", "{}", id);
+                LOG.info("SPOUT Acking message {} {}", "{}", u.messageId);
             }
-            t.spout.ack(id);
+            // Acking off: the tree completes at its emit (Storm counts it with latency 0).
+            t.metrics.stats().spoutAcked(u.stream, 0L);
+            t.spout.ack(u.messageId);
         }
     }
 
@@ -551,11 +578,22 @@ final class InstanceExecutor {
         if (debug) {
             LOG.info("Processing received message FOR {} TUPLE: {}", t.id, tuple);
         }
+        long start = System.nanoTime();
+        long startMs = System.currentTimeMillis();
+        // Every tuple is "sampled" (exact statistics): the start times Storm sets on sampled tuples.
+        tuple.setProcessSampleStartTime(startMs);
+        tuple.setExecuteSampleStartTime(startMs);
+        t.boltCollector.executing(tuple, start);
         try {
             t.bolt.execute(tuple);
         } catch (Exception | LinkageError | AssertionError e) {
             throw new TaskFailure(t.id, "Bolt " + component + ":" + t.id + " threw from execute", e);
+        } finally {
+            t.boltCollector.executing(null, 0L);
         }
+        TaskStats stats = t.metrics.stats();
+        stats.boltExecuted(stats.inputKey(tuple.getSourceComponent(), tuple.getSourceStreamId()),
+                System.nanoTime() - start);
     }
 
     private void fireTicks(long now) throws TaskFailure {

@@ -176,6 +176,18 @@ final class OutboundSink {
         flush();
     }
 
+    /**
+     * Sends built-in statistics (after the buffered tuples, so the counts never run ahead of
+     * the tuples they describe). False when not connected or not ready: the caller keeps them.
+     */
+    synchronized boolean sendStats(dev.egret.proto.StatsReport report) {
+        if (disconnected || !ready) {
+            return false;
+        }
+        flush();
+        return send(InstanceToStreamManager.newBuilder().setStats(report).build());
+    }
+
     synchronized void sendError(int taskId, String message, boolean fatal) {
         if (disconnected) {
             LOG.warn("Not forwarding the error of task {} to the stream manager: not connected", taskId);

@@ -29,13 +29,30 @@ final class SpoutCollector implements ISpoutOutputCollector {
     static final class Pending {
         final long key;
         final Object messageId;
+        /** Stream of the root tuple (the spout's built-in statistics are per stream). */
+        final String stream;
+        /** Emit time (System.nanoTime): the complete latency runs from here to the ack callback. */
+        final long emittedAt;
         /** Emit time, or the last TIMEOUT_RESET (System.nanoTime). */
         long since;
 
-        Pending(long key, Object messageId, long since) {
+        Pending(long key, Object messageId, String stream, long since) {
             this.key = key;
             this.messageId = messageId;
+            this.stream = stream;
+            this.emittedAt = since;
             this.since = since;
+        }
+    }
+
+    /** A message id to ack right away (acking off), with the stream it was emitted on. */
+    static final class Untracked {
+        final Object messageId;
+        final String stream;
+
+        Untracked(Object messageId, String stream) {
+            this.messageId = messageId;
+            this.stream = stream;
         }
     }
 
@@ -44,7 +61,7 @@ final class SpoutCollector implements ISpoutOutputCollector {
     private final OutboundSink sink;
     private final String component;
     private final boolean acking;
-    private final ArrayDeque<Object> pendingAcks = new ArrayDeque<>();
+    private final ArrayDeque<Untracked> pendingAcks = new ArrayDeque<>();
     /** Pending trees in emit order (a TIMEOUT_RESET does not reorder; the safety scan is a full pass). */
     private final Map<Long, Pending> pending = new LinkedHashMap<>();
 
@@ -59,12 +76,12 @@ final class SpoutCollector implements ISpoutOutputCollector {
     @Override
     public List<Integer> emit(String streamId, List<Object> tuple, Object messageId) {
         if (messageId != null && acking) {
-            long key = newTree(messageId);
+            long key = newTree(messageId, streamId);
             return emitter.emit(streamId, tuple, key, null);
         }
         List<Integer> targets = emitter.emit(streamId, tuple);
         if (messageId != null) {
-            queueAck(messageId);
+            queueAck(messageId, streamId);
         }
         return targets;
     }
@@ -72,36 +89,36 @@ final class SpoutCollector implements ISpoutOutputCollector {
     @Override
     public void emitDirect(int taskId, String streamId, List<Object> tuple, Object messageId) {
         if (messageId != null && acking) {
-            long key = newTree(messageId);
+            long key = newTree(messageId, streamId);
             emitter.emitDirect(taskId, streamId, tuple, key, null);
             return;
         }
         emitter.emitDirect(taskId, streamId, tuple);
         if (messageId != null) {
-            queueAck(messageId);
+            queueAck(messageId, streamId);
         }
     }
 
     /** Registers a pending tree under a fresh key. Registered before the emit so an outcome can never find it missing. */
-    private synchronized long newTree(Object messageId) {
+    private synchronized long newTree(Object messageId, String stream) {
         long key;
         do {
             key = TaskEmitter.nonZeroRandom();
         } while (pending.containsKey(key));
-        pending.put(key, new Pending(key, messageId, System.nanoTime()));
+        pending.put(key, new Pending(key, messageId, stream, System.nanoTime()));
         return key;
     }
 
-    private synchronized void queueAck(Object messageId) {
+    private synchronized void queueAck(Object messageId, String stream) {
         if (pendingAcks.size() >= MAX_PENDING_ACKS) {
             throw new IllegalStateException("More than " + MAX_PENDING_ACKS
                     + " acks pending in one nextTuple call of " + component);
         }
-        pendingAcks.add(messageId);
+        pendingAcks.add(new Untracked(messageId, stream));
     }
 
     /** Takes the next message id to ack right away (acking off), or null. */
-    synchronized Object pollAck() {
+    synchronized Untracked pollAck() {
         return pendingAcks.poll();
     }
 

@@ -2,6 +2,7 @@ package dev.egret.instance;
 
 import com.google.protobuf.ByteString;
 import com.google.protobuf.UnsafeByteOperations;
+import dev.egret.metrics.TaskStats;
 import dev.egret.proto.AckEntry;
 import dev.egret.proto.AckKind;
 import dev.egret.proto.RootId;
@@ -34,11 +35,18 @@ final class TaskEmitter {
     private final OutboundSink sink;
     private final ThreadLocal<TupleValuesCodec> codecs;
     private final boolean debug;
+    private final TaskStats stats;
     /** Emits so far; the spout loop reads it to decide whether to back off. Racy reads are fine. */
     volatile long emitted;
 
     TaskEmitter(int taskId, String component, Router router, OutboundSink sink,
                 ThreadLocal<TupleValuesCodec> codecs, boolean debug) {
+        this(taskId, component, router, sink, codecs, debug, new TaskStats());
+    }
+
+    TaskEmitter(int taskId, String component, Router router, OutboundSink sink,
+                ThreadLocal<TupleValuesCodec> codecs, boolean debug, TaskStats stats) {
+        this.stats = stats;
         this.taskId = taskId;
         this.component = component;
         this.router = router;
@@ -72,7 +80,19 @@ final class TaskEmitter {
             LOG.info("Emitting: {} {} {}", component, stream, values);
         }
         send(stream, values, targets, rootKey, anchors);
+        stats.emitted(stream, targets.size());
         emitted++;
+        return targets;
+    }
+
+    /**
+     * An untracked emit by the runtime itself (the {@code __metrics} tuples): routed and sent
+     * like any emit, but not counted in the task's statistics, as Storm does not count them.
+     */
+    List<Integer> emitSystem(String stream, List<Object> values) {
+        checkArgs(stream, values);
+        List<Integer> targets = router.route(taskId, stream, values);
+        send(stream, values, targets, 0L, null);
         return targets;
     }
 
@@ -88,6 +108,7 @@ final class TaskEmitter {
         }
         send(stream, values, deliver ? Collections.singletonList(targetTask) : Collections.emptyList(),
                 rootKey, anchors);
+        stats.emitted(stream, deliver ? 1 : 0);
         emitted++;
     }
 

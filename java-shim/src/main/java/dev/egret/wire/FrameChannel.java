@@ -68,6 +68,61 @@ public final class FrameChannel implements Closeable {
         return new FrameChannel(sc, maxFrameBytes);
     }
 
+    /**
+     * Connects over TCP (a topology master's client port). Reads time out after
+     * {@code timeoutMillis} with a {@link java.net.SocketTimeoutException}, so a silent peer
+     * cannot block the caller forever; 0 means no timeout.
+     */
+    public static FrameChannel connectTcp(java.net.InetSocketAddress address, int maxFrameBytes, int timeoutMillis)
+            throws IOException {
+        java.net.Socket socket = new java.net.Socket();
+        try {
+            socket.setTcpNoDelay(true);
+            socket.connect(address, timeoutMillis);
+            socket.setSoTimeout(timeoutMillis);
+            return new FrameChannel(new SocketByteChannel(socket), maxFrameBytes);
+        } catch (IOException | RuntimeException e) {
+            socket.close();
+            throw e;
+        }
+    }
+
+    /**
+     * A blocking socket as a {@link ByteChannel}: its streams honour {@code SO_TIMEOUT}, which
+     * a {@link SocketChannel}'s reads do not.
+     */
+    private static final class SocketByteChannel implements ByteChannel {
+        private final java.net.Socket socket;
+        private final java.nio.channels.ReadableByteChannel in;
+        private final java.nio.channels.WritableByteChannel out;
+
+        SocketByteChannel(java.net.Socket socket) throws IOException {
+            this.socket = socket;
+            this.in = java.nio.channels.Channels.newChannel(socket.getInputStream());
+            this.out = java.nio.channels.Channels.newChannel(socket.getOutputStream());
+        }
+
+        @Override
+        public int read(ByteBuffer dst) throws IOException {
+            return in.read(dst);
+        }
+
+        @Override
+        public int write(ByteBuffer src) throws IOException {
+            return out.write(src);
+        }
+
+        @Override
+        public boolean isOpen() {
+            return !socket.isClosed();
+        }
+
+        @Override
+        public void close() throws IOException {
+            socket.close();
+        }
+    }
+
     public int maxFrameBytes() {
         return maxFrameBytes;
     }

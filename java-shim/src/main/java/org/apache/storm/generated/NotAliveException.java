@@ -50,6 +50,10 @@ public class NotAliveException extends TException implements java.io.Serializabl
         }
     }
 
+    /** Thrift's check of required fields: NotAliveException has none. */
+    public void validate() throws TException {
+    }
+
     @Override
     public String getMessage() {
         return msg;

@@ -1,6 +1,13 @@
 package org.apache.storm.task;
 
+import com.codahale.metrics.Counter;
+import com.codahale.metrics.Gauge;
+import com.codahale.metrics.Histogram;
+import com.codahale.metrics.Meter;
+import com.codahale.metrics.MetricSet;
+import com.codahale.metrics.Timer;
 import dev.egret.instance.TopologyView;
+import dev.egret.metrics.TaskMetrics;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -8,26 +15,44 @@ import java.util.Map;
 import java.util.Set;
 import org.apache.storm.generated.GlobalStreamId;
 import org.apache.storm.generated.Grouping;
+import org.apache.storm.metric.api.CombinedMetric;
+import org.apache.storm.metric.api.ICombiner;
+import org.apache.storm.metric.api.IMetric;
+import org.apache.storm.metric.api.IReducer;
+import org.apache.storm.metric.api.ReducedMetric;
 import org.apache.storm.tuple.Fields;
 
 /**
  * What one task knows about itself: its id, its index within its component, its
  * component's streams and subscriptions. One context per task.
+ *
+ * <p>Metrics: v1 metrics ({@code registerMetric}) may only be registered in open/prepare,
+ * as in Storm; v2 metrics (Dropwizard) go to the task's own registry. Both live in the
+ * task's {@link TaskMetrics}, which the executor reads.
  */
-public class TopologyContext extends WorkerTopologyContext {
+public class TopologyContext extends WorkerTopologyContext implements IMetricsContext {
     private final Integer taskId;
     private final Map<String, Object> taskData = new HashMap<>();
     private final Map<String, Object> executorData;
     private final Map<String, Long> blobToLastKnownVersion;
+    private final TaskMetrics metrics;
 
     /** Egret's constructor: one task of this instance. {@code executorData} is shared by the instance's tasks. */
     public TopologyContext(TopologyView view, int taskId, List<Integer> workerTasks, String codeDir,
                            String pidDir, Map<String, Object> defaultResources, Map<String, Object> userResources,
                            Map<String, Object> executorData) {
+        this(view, taskId, workerTasks, codeDir, pidDir, defaultResources, userResources, executorData, null);
+    }
+
+    /** Egret's constructor with the task's metrics (the executor reads and reports them). */
+    public TopologyContext(TopologyView view, int taskId, List<Integer> workerTasks, String codeDir,
+                           String pidDir, Map<String, Object> defaultResources, Map<String, Object> userResources,
+                           Map<String, Object> executorData, TaskMetrics metrics) {
         super(view, workerTasks, codeDir, pidDir, defaultResources, userResources);
         this.taskId = taskId;
         this.executorData = executorData == null ? new HashMap<>() : executorData;
         this.blobToLastKnownVersion = new HashMap<>();
+        this.metrics = metrics != null ? metrics : new TaskMetrics(view.isSpout(view.componentOf(taskId)));
     }
 
     public Map<String, Long> getBlobToLastKnownVersion() {
@@ -102,6 +127,55 @@ public class TopologyContext extends WorkerTopologyContext {
 
     public Object getExecutorData(String name) {
         return executorData.get(name);
+    }
+
+    @Override
+    public <T extends IMetric> T registerMetric(String name, T metric, int timeBucketSizeInSecs) {
+        return metrics.register(name, metric, timeBucketSizeInSecs);
+    }
+
+    @Override
+    public ReducedMetric registerMetric(String name, IReducer reducer, int timeBucketSizeInSecs) {
+        return registerMetric(name, new ReducedMetric(reducer), timeBucketSizeInSecs);
+    }
+
+    @Override
+    public CombinedMetric registerMetric(String name, ICombiner combiner, int timeBucketSizeInSecs) {
+        return registerMetric(name, new CombinedMetric(combiner), timeBucketSizeInSecs);
+    }
+
+    public IMetric getRegisteredMetricByName(String name) {
+        return metrics.get(name);
+    }
+
+    @Override
+    public Timer registerTimer(String name) {
+        return metrics.timer(name);
+    }
+
+    @Override
+    public Histogram registerHistogram(String name) {
+        return metrics.histogram(name);
+    }
+
+    @Override
+    public Meter registerMeter(String name) {
+        return metrics.meter(name);
+    }
+
+    @Override
+    public Counter registerCounter(String name) {
+        return metrics.counter(name);
+    }
+
+    @Override
+    public <T> Gauge<T> registerGauge(String name, Gauge<T> gauge) {
+        return metrics.gauge(name, gauge);
+    }
+
+    @Override
+    public void registerMetricSet(String prefix, MetricSet set) {
+        metrics.metricSet(prefix, set);
     }
 
     @Override

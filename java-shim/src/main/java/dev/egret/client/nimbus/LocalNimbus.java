@@ -1,0 +1,470 @@
+package dev.egret.client.nimbus;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import dev.egret.proto.ClientRequest;
+import dev.egret.proto.ClientResponse;
+import dev.egret.proto.DetachedKillRequest;
+import dev.egret.proto.Empty;
+import dev.egret.proto.ExecutorStatsSummary;
+import dev.egret.proto.PeerRole;
+import dev.egret.proto.TaskStatsDelta;
+import dev.egret.proto.Topology;
+import dev.egret.proto.TopologyState;
+import dev.egret.proto.WindowedStats;
+import dev.egret.wire.FrameChannel;
+import dev.egret.wire.Handshake;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.storm.generated.BoltStats;
+import org.apache.storm.generated.ClusterSummary;
+import org.apache.storm.generated.ErrorInfo;
+import org.apache.storm.generated.ExecutorInfo;
+import org.apache.storm.generated.ExecutorSpecificStats;
+import org.apache.storm.generated.ExecutorStats;
+import org.apache.storm.generated.ExecutorSummary;
+import org.apache.storm.generated.GetInfoOptions;
+import org.apache.storm.generated.GlobalStreamId;
+import org.apache.storm.generated.KillOptions;
+import org.apache.storm.generated.NimbusSummary;
+import org.apache.storm.generated.NotAliveException;
+import org.apache.storm.generated.SpoutStats;
+import org.apache.storm.generated.SupervisorSummary;
+import org.apache.storm.generated.TopologyInfo;
+import org.apache.storm.generated.TopologySummary;
+import org.apache.storm.thrift.TException;
+import org.apache.storm.utils.Utils;
+
+/**
+ * Nimbus, answered from the local cluster: there is no Nimbus process in Egret but one
+ * topology master (TM) per topology. The topologies are the directories
+ * {@code <egret.local.dir>/topologies/<name>/}; for each, the TM's address is in
+ * {@code tmaster.addr} and the secret of its client port in {@code token} (see
+ * docs/internals/contracts.md). Each call opens one TCP connection per topology concerned:
+ * hello (role CLIENT, the topology's token), one {@code ClientRequest}, one
+ * {@code ClientResponse}.
+ *
+ * <p>{@code egret.local.dir} comes from the config given to {@code NimbusClient} (Storm's
+ * {@code Utils.readStormConfig()} includes {@code EGRET_CLUSTER_CONFIG}, which carries it),
+ * else from {@code EGRET_CLUSTER_CONFIG}, else {@code $EGRET_HOME/local}, else
+ * {@code ~/.egret/local}.
+ *
+ * <p>A topology submitted a moment ago may not have a TM yet: a call concerning one topology
+ * waits for its TM up to the client's timeout. Statistics are exact counts (Storm samples at
+ * {@code topology.stats.sample.rate}; {@code ExecutorStats.rate} is 1.0 here).
+ */
+public final class LocalNimbus {
+    /** Egret's config key of the local cluster directory. */
+    public static final String LOCAL_DIR_KEY = "egret.local.dir";
+    /** Default time a call may take, including the wait for a starting topology's TM. */
+    public static final int DEFAULT_TIMEOUT_MILLIS = 10_000;
+
+    private static final long STARTED_MILLIS = System.currentTimeMillis();
+    private static final int RETRY_MILLIS = 100;
+
+    private final Path localDir;
+    private final int timeoutMillis;
+
+    public LocalNimbus(Map<String, Object> conf, int timeoutMillis) {
+        this(resolveLocalDir(conf), timeoutMillis);
+    }
+
+    public LocalNimbus(Path localDir, int timeoutMillis) {
+        this.localDir = localDir;
+        this.timeoutMillis = timeoutMillis > 0 ? timeoutMillis : DEFAULT_TIMEOUT_MILLIS;
+    }
+
+    public Path localDir() {
+        return localDir;
+    }
+
+    /** Where the local cluster lives, from the config, the environment, or the default. */
+    public static Path resolveLocalDir(Map<String, Object> conf) {
+        Object dir = conf == null ? null : conf.get(LOCAL_DIR_KEY);
+        if (dir == null || dir.toString().isEmpty()) {
+            dir = Utils.readEgretClusterConfig().get(LOCAL_DIR_KEY);
+        }
+        if (dir != null && !dir.toString().isEmpty()) {
+            return Paths.get(dir.toString());
+        }
+        String home = System.getenv("EGRET_HOME");
+        if (home == null || home.isEmpty()) {
+            home = Paths.get(System.getProperty("user.home"), ".egret").toString();
+        }
+        return Paths.get(home, "local");
+    }
+
+    /** A topology directory and the logical plan read from it. */
+    private record Handle(Path dir, Topology topology) {
+    }
+
+    private List<Handle> topologies() throws TException {
+        List<Handle> out = new ArrayList<>();
+        Path root = localDir.resolve("topologies");
+        if (!Files.isDirectory(root)) {
+            return out;
+        }
+        try (DirectoryStream<Path> dirs = Files.newDirectoryStream(root)) {
+            for (Path dir : dirs) {
+                try {
+                    out.add(new Handle(dir, Topology.parseFrom(Files.readAllBytes(dir.resolve("topology.pb")))));
+                } catch (NoSuchFileException e) {
+                    // Being created or retired right now: not a topology (yet, any more).
+                } catch (InvalidProtocolBufferException e) {
+                    throw new TException("cannot read " + dir.resolve("topology.pb") + ": " + e.getMessage(), e);
+                }
+            }
+        } catch (IOException e) {
+            throw new TException("cannot list the topologies in " + root + ": " + e.getMessage(), e);
+        }
+        out.sort((a, b) -> a.topology.getName().compareTo(b.topology.getName()));
+        return out;
+    }
+
+    private Handle byName(String name) throws TException {
+        for (Handle h : topologies()) {
+            if (h.topology.getName().equals(name)) {
+                return h;
+            }
+        }
+        throw new NotAliveException(name + " is not alive");
+    }
+
+    private Handle byId(String id) throws TException {
+        for (Handle h : topologies()) {
+            if (h.topology.getId().equals(id)) {
+                return h;
+            }
+        }
+        throw new NotAliveException(id + " is not alive");
+    }
+
+    /** One request to the TM of {@code handle}, waiting for a starting TM within the timeout. */
+    ClientResponse request(Handle handle, ClientRequest request) throws TException {
+        long deadline = System.currentTimeMillis() + timeoutMillis;
+        IOException last = null;
+        while (true) {
+            try {
+                return exchange(handle.dir, request, (int) Math.max(1, deadline - System.currentTimeMillis()));
+            } catch (NoSuchFileException e) {
+                last = e;
+                if (!Files.exists(handle.dir.resolve("topology.pb"))) {
+                    throw new NotAliveException(handle.topology.getName() + " is not alive");
+                }
+            } catch (java.net.ConnectException e) {
+                // A TM restarting: its old address refuses; the new one comes soon.
+                last = e;
+            } catch (IOException e) {
+                throw new TException("the topology master of " + handle.topology.getName() + " failed: " + e.getMessage(), e);
+            }
+            if (System.currentTimeMillis() + RETRY_MILLIS > deadline) {
+                throw new TException("the topology master of " + handle.topology.getName()
+                        + " did not answer within " + timeoutMillis + " ms: " + last.getMessage(), last);
+            }
+            try {
+                Thread.sleep(RETRY_MILLIS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new TException("interrupted while waiting for the topology master", e);
+            }
+        }
+    }
+
+    private static ClientResponse exchange(Path dir, ClientRequest request, int timeoutMillis) throws IOException {
+        String addr = Files.readString(dir.resolve("tmaster.addr"), StandardCharsets.UTF_8).strip();
+        int colon = addr.lastIndexOf(':');
+        if (colon <= 0) {
+            throw new IOException("malformed tmaster.addr: '" + addr + "'");
+        }
+        String host = addr.substring(0, colon);
+        if (host.startsWith("[") && host.endsWith("]")) {
+            host = host.substring(1, host.length() - 1);
+        }
+        int port;
+        try {
+            port = Integer.parseInt(addr.substring(colon + 1));
+        } catch (NumberFormatException e) {
+            throw new IOException("malformed tmaster.addr: '" + addr + "'", e);
+        }
+        byte[] token;
+        try {
+            token = HexFormat.of().parseHex(Files.readString(dir.resolve("token"), StandardCharsets.UTF_8).strip());
+        } catch (IllegalArgumentException e) {
+            throw new IOException("malformed token file in " + dir, e);
+        }
+        try (FrameChannel channel = FrameChannel.connectTcp(
+                new InetSocketAddress(host, port), FrameChannel.DEFAULT_MAX_FRAME_BYTES, timeoutMillis)) {
+            Handshake.connect(channel, token, PeerRole.PEER_ROLE_CLIENT, "nimbus-client");
+            channel.write(request);
+            return channel.read(ClientResponse.parser());
+        }
+    }
+
+    private static ClientResponse checked(Handle handle, ClientResponse response) throws TException {
+        if (response.getOk()) {
+            return response;
+        }
+        String error = response.getError();
+        if (error.contains("killed")) {
+            throw new NotAliveException(handle.topology.getName() + " is not alive: " + error);
+        }
+        throw new TException("topology " + handle.topology.getName() + ": " + error);
+    }
+
+    private ClientResponse describe(Handle handle) throws TException {
+        ClientRequest request = ClientRequest.newBuilder().setDescribe(Empty.getDefaultInstance()).build();
+        return checked(handle, request(handle, request));
+    }
+
+    // ---- the Nimbus calls ----
+
+    public ClusterSummary getClusterInfo() throws TException {
+        ClusterSummary summary = new ClusterSummary();
+        summary.set_topologies(getTopologySummaries());
+        int uptime = (int) ((System.currentTimeMillis() - STARTED_MILLIS) / 1000);
+        SupervisorSummary supervisor = new SupervisorSummary("localhost", uptime, 0, 0, "egret-local");
+        supervisor.set_version(org.apache.storm.topology.TopologyBuilder.STORM_VERSION);
+        int workers = 0;
+        for (TopologySummary t : summary.get_topologies()) {
+            workers += t.get_num_workers();
+        }
+        supervisor.set_num_workers(workers);
+        supervisor.set_num_used_workers(workers);
+        summary.set_supervisors(new ArrayList<>(List.of(supervisor)));
+        NimbusSummary nimbus = new NimbusSummary("localhost", 0, uptime, true,
+                org.apache.storm.topology.TopologyBuilder.STORM_VERSION);
+        summary.set_nimbuses(new ArrayList<>(List.of(nimbus)));
+        return summary;
+    }
+
+    public List<TopologySummary> getTopologySummaries() throws TException {
+        List<TopologySummary> out = new ArrayList<>();
+        for (Handle h : topologies()) {
+            try {
+                out.add(summary(h, describe(h).getSummary()));
+            } catch (NotAliveException e) {
+                // Killed or retired while we listed: not in the cluster any more.
+            }
+        }
+        return out;
+    }
+
+    public TopologySummary getTopologySummaryByName(String name) throws TException {
+        Handle h = byName(name);
+        return summary(h, describe(h).getSummary());
+    }
+
+    public TopologySummary getTopologySummary(String id) throws TException {
+        Handle h = byId(id);
+        return summary(h, describe(h).getSummary());
+    }
+
+    public TopologyInfo getTopologyInfo(String id) throws TException {
+        return info(byId(id));
+    }
+
+    public TopologyInfo getTopologyInfoByName(String name) throws TException {
+        return info(byName(name));
+    }
+
+    public TopologyInfo getTopologyInfoWithOpts(String id, GetInfoOptions options) throws TException {
+        return info(byId(id));
+    }
+
+    public TopologyInfo getTopologyInfoByNameWithOpts(String name, GetInfoOptions options) throws TException {
+        return info(byName(name));
+    }
+
+    /** Storm's killTopology: waits the topology's message timeout before the kill. */
+    public void killTopology(String name) throws TException {
+        kill(name, DetachedKillRequest.newBuilder().setWaitMessageTimeout(true).build());
+    }
+
+    /** Storm's killTopologyWithOpts: returns at once; the TM kills after the wait. */
+    public void killTopologyWithOpts(String name, KillOptions options) throws TException {
+        DetachedKillRequest.Builder kill = DetachedKillRequest.newBuilder();
+        if (options != null && options.is_set_wait_secs()) {
+            kill.setWaitSecs(Math.max(0, options.get_wait_secs()));
+        } else {
+            kill.setWaitMessageTimeout(true);
+        }
+        kill(name, kill.build());
+    }
+
+    private void kill(String name, DetachedKillRequest kill) throws TException {
+        Handle h = byName(name);
+        checked(h, request(h, ClientRequest.newBuilder().setDetachedKill(kill).build()));
+    }
+
+    public void activate(String name) throws TException {
+        Handle h = byName(name);
+        checked(h, request(h, ClientRequest.newBuilder().setActivate(Empty.getDefaultInstance()).build()));
+    }
+
+    public void deactivate(String name) throws TException {
+        Handle h = byName(name);
+        checked(h, request(h, ClientRequest.newBuilder().setDeactivate(Empty.getDefaultInstance()).build()));
+    }
+
+    public boolean isTopologyNameAllowed(String name) throws TException {
+        if (name == null || name.isEmpty() || name.contains("/") || name.contains(".") || name.contains(":")
+                || name.contains("\\")) {
+            return false;
+        }
+        for (Handle h : topologies()) {
+            if (h.topology.getName().equals(name)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    public NimbusSummary getLeader() throws TException {
+        return getClusterInfo().get_nimbuses().get(0);
+    }
+
+    // ---- mapping to Storm's structs ----
+
+    /** Storm's status strings. */
+    static String status(dev.egret.proto.TopologySummary s) {
+        if (s.getKilling() || s.getState() == TopologyState.TOPOLOGY_STATE_KILLED) {
+            return "KILLED";
+        }
+        return s.getState() == TopologyState.TOPOLOGY_STATE_DEACTIVATED ? "INACTIVE" : "ACTIVE";
+    }
+
+    private static TopologySummary summary(Handle h, dev.egret.proto.TopologySummary s) {
+        TopologySummary out = new TopologySummary(
+                s.getId().isEmpty() ? h.topology.getId() : s.getId(),
+                s.getName().isEmpty() ? h.topology.getName() : s.getName(),
+                s.getNumTasks(), s.getNumExecutors(), s.getNumContainers(),
+                (int) Math.min(Integer.MAX_VALUE, s.getUptimeSecs()), status(s));
+        if (!h.topology.getStormVersion().isEmpty()) {
+            out.set_storm_version(h.topology.getStormVersion());
+        }
+        out.set_owner(System.getProperty("user.name", ""));
+        out.set_sched_status("");
+        out.set_replication_count(1);
+        return out;
+    }
+
+    private TopologyInfo info(Handle h) throws TException {
+        ClientResponse response = checked(h,
+                request(h, ClientRequest.newBuilder().setTopologyInfo(Empty.getDefaultInstance()).build()));
+        return topologyInfo(h.topology, response);
+    }
+
+    /** Builds Storm's TopologyInfo from a TM's answer to {@code topology_info}. */
+    public static TopologyInfo topologyInfo(Topology topology, ClientResponse response) {
+        dev.egret.proto.TopologySummary s = response.getSummary();
+        List<ExecutorSummary> executors = new ArrayList<>();
+        for (ExecutorStatsSummary e : response.getExecutorsList()) {
+            executors.add(executor(e));
+        }
+        TopologyInfo info = new TopologyInfo(
+                s.getId().isEmpty() ? topology.getId() : s.getId(),
+                s.getName().isEmpty() ? topology.getName() : s.getName(),
+                (int) Math.min(Integer.MAX_VALUE, s.getUptimeSecs()), executors, status(s),
+                new HashMap<String, List<ErrorInfo>>());
+        if (!topology.getStormVersion().isEmpty()) {
+            info.set_storm_version(topology.getStormVersion());
+        }
+        info.set_owner(System.getProperty("user.name", ""));
+        info.set_sched_status("");
+        info.set_replication_count(1);
+        return info;
+    }
+
+    static ExecutorSummary executor(ExecutorStatsSummary e) {
+        ExecutorSummary out = new ExecutorSummary(new ExecutorInfo(e.getTaskStart(), e.getTaskEnd()),
+                e.getComponent(), e.getHost(), e.getPort(), (int) Math.min(Integer.MAX_VALUE, e.getUptimeSecs()));
+        // As Storm: no stats until the executor's first report.
+        if (e.getReported()) {
+            out.set_stats(stats(e));
+        }
+        return out;
+    }
+
+    static ExecutorStats stats(ExecutorStatsSummary e) {
+        Map<String, Map<String, Long>> emitted = new HashMap<>();
+        Map<String, Map<String, Long>> transferred = new HashMap<>();
+        Map<String, Map<String, Long>> acked = new HashMap<>();
+        Map<String, Map<String, Long>> failed = new HashMap<>();
+        Map<String, Map<String, Double>> completeAvg = new HashMap<>();
+        Map<String, Map<GlobalStreamId, Long>> boltAcked = new HashMap<>();
+        Map<String, Map<GlobalStreamId, Long>> boltFailed = new HashMap<>();
+        Map<String, Map<GlobalStreamId, Long>> executed = new HashMap<>();
+        Map<String, Map<GlobalStreamId, Double>> processAvg = new HashMap<>();
+        Map<String, Map<GlobalStreamId, Double>> executeAvg = new HashMap<>();
+        for (WindowedStats w : e.getWindowsList()) {
+            String window = w.getWindow();
+            TaskStatsDelta sums = w.getSums();
+            emitted.put(window, new HashMap<>(sums.getEmittedMap()));
+            transferred.put(window, new HashMap<>(sums.getTransferredMap()));
+            if (e.getIsSpout()) {
+                // Every output stream appears (0 when nothing was acked on it), so that a
+                // latency exists for every acked key and an idle spout averages to 0.
+                Map<String, Long> a = new TreeMap<>();
+                Map<String, Long> f = new TreeMap<>();
+                for (String stream : sums.getEmittedMap().keySet()) {
+                    a.put(stream, 0L);
+                    f.put(stream, 0L);
+                }
+                a.putAll(sums.getAckedMap());
+                f.putAll(sums.getFailedMap());
+                for (String stream : a.keySet()) {
+                    f.putIfAbsent(stream, 0L);
+                }
+                Map<String, Double> latency = new HashMap<>();
+                for (Map.Entry<String, Long> entry : a.entrySet()) {
+                    latency.put(entry.getKey(), average(sums.getCompleteMsSumMap().get(entry.getKey()), entry.getValue()));
+                }
+                acked.put(window, new HashMap<>(a));
+                failed.put(window, new HashMap<>(f));
+                completeAvg.put(window, latency);
+            } else {
+                Map<GlobalStreamId, Long> a = new HashMap<>();
+                Map<GlobalStreamId, Long> f = new HashMap<>();
+                Map<GlobalStreamId, Long> x = new HashMap<>();
+                Map<GlobalStreamId, Double> p = new HashMap<>();
+                Map<GlobalStreamId, Double> xa = new HashMap<>();
+                sums.getAckedMap().forEach((k, v) -> a.put(streamId(k), v));
+                sums.getFailedMap().forEach((k, v) -> f.put(streamId(k), v));
+                sums.getExecutedMap().forEach((k, v) -> x.put(streamId(k), v));
+                sums.getAckedMap().forEach((k, v) -> p.put(streamId(k), average(sums.getProcessMsSumMap().get(k), v)));
+                sums.getExecutedMap().forEach((k, v) -> xa.put(streamId(k), average(sums.getExecuteMsSumMap().get(k), v)));
+                boltAcked.put(window, a);
+                boltFailed.put(window, f);
+                executed.put(window, x);
+                processAvg.put(window, p);
+                executeAvg.put(window, xa);
+            }
+        }
+        ExecutorSpecificStats specific = e.getIsSpout()
+                ? ExecutorSpecificStats.spout(new SpoutStats(acked, failed, completeAvg))
+                : ExecutorSpecificStats.bolt(new BoltStats(boltAcked, boltFailed, processAvg, executed, executeAvg));
+        // rate is Storm's sampling rate: Egret counts every event.
+        return new ExecutorStats(emitted, transferred, specific, 1.0);
+    }
+
+    private static double average(Double sum, long count) {
+        return sum == null || count <= 0 ? 0.0 : sum / count;
+    }
+
+    /** "<component>:<stream>" (the component id may itself contain ':'; stream ids rarely do). */
+    static GlobalStreamId streamId(String key) {
+        int colon = key.lastIndexOf(':');
+        return colon < 0 ? new GlobalStreamId(key, "default") : new GlobalStreamId(key.substring(0, colon), key.substring(colon + 1));
+    }
+}
