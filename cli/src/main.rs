@@ -30,7 +30,8 @@ use clap::{Args, Parser, Subcommand};
     long_about = "Run unchanged Apache Storm topology jars on Egret's Rust data plane.\n\n\
         Commands follow the `storm` command's habits: `egret jar app.jar com.acme.Main args..` \
         submits the topologies main() builds to the local cluster; `egret local` does the same in \
-        the foreground and kills them after --local-ttl seconds."
+        the foreground, printing their logs while main() runs, and kills them --local-ttl seconds \
+        after main() returns (as `storm local`)."
 )]
 struct Cli {
     #[command(flatten)]
@@ -70,11 +71,11 @@ struct SubmitArgs {
 enum Command {
     /// Run a jar's main() and launch every topology it submits on the local cluster (detached)
     Jar(SubmitArgs),
-    /// Like `jar`, in the foreground: stream the topologies' logs, kill them after --local-ttl seconds
+    /// Like `jar`, in the foreground: stream the topologies' logs while main() runs and for --local-ttl seconds after it returns, then kill them
     Local {
         #[command(flatten)]
         submit: SubmitArgs,
-        /// Seconds to run after the submission before killing the topologies
+        /// Seconds to keep the topologies running after main() returns (as `storm local`); ends early once none is running
         #[arg(long, value_name = "SECS", default_value_t = submit::DEFAULT_LOCAL_TTL)]
         local_ttl: u64,
     },

@@ -14,7 +14,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::Arc;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context as _, bail};
 use egret_config::{ConfigMap, Environment, Layered};
@@ -208,7 +208,6 @@ pub struct Submitted {
     pub name: String,
     pub id: String,
     pub dir: TopologyDir,
-    pub at: Instant,
 }
 
 /// What serving a submission needs.
@@ -277,7 +276,6 @@ impl Launcher {
             name: topology.name.clone(),
             id,
             dir,
-            at: Instant::now(),
         };
         self.submitted.push(submitted.clone());
         Ok(submitted)
@@ -371,6 +369,22 @@ struct MainOutcome {
     /// Why main() failed (the command's error), if it did.
     failure: Option<anyhow::Error>,
     interrupted: bool,
+    /// The logs followed while main() ran (`egret local`), to go on following.
+    tail: Option<LogTail>,
+}
+
+/// How often `egret local` prints what the topologies' logs gained.
+const LOG_POLL: Duration = Duration::from_millis(200);
+
+/// Follows the logs of every topology `launcher` launched so far and prints what they gained.
+fn poll_logs(tail: &mut LogTail, launcher: &Launcher) {
+    for s in &launcher.submitted {
+        tail.add_dir(s.dir.logs_dir());
+    }
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = tail.poll(&mut out) {
+        tracing::debug!(error = %e, "Could not write the logs to stdout.");
+    }
 }
 
 fn frame_cap(config: &ConfigMap) -> usize {
@@ -384,7 +398,14 @@ fn frame_cap(config: &ConfigMap) -> usize {
     .unwrap_or(egret_proto::frame::DEFAULT_MAX_FRAME_BYTES)
 }
 
-async fn run_main(config: &Layered, args: &SubmitArgs) -> anyhow::Result<MainOutcome> {
+/// Runs main() in the submitter JVM, serving its submissions until it exits. With
+/// `follow_logs` (`egret local`), the logs of the topologies it launches are printed
+/// meanwhile, however long main() runs.
+async fn run_main(
+    config: &Layered,
+    args: &SubmitArgs,
+    follow_logs: bool,
+) -> anyhow::Result<MainOutcome> {
     let executable =
         std::env::current_exe().context("cannot find the path of the egret executable")?;
     let shim =
@@ -463,8 +484,16 @@ async fn run_main(config: &Layered, args: &SubmitArgs) -> anyhow::Result<MainOut
     let mut interrupted = false;
     let mut stop =
         std::pin::pin!(process::termination_signal().context("cannot wait for signals")?);
+    let mut tail = follow_logs.then(LogTail::new);
+    let mut tick = tokio::time::interval(LOG_POLL);
     let status = loop {
         tokio::select! {
+            _ = tick.tick(), if tail.is_some() => {
+                // A submission being served holds the lock: its logs are picked up next tick.
+                if let (Some(tail), Ok(launcher)) = (tail.as_mut(), launcher.try_lock()) {
+                    poll_logs(tail, &launcher);
+                }
+            }
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => {
                     connections.spawn(serve_connection(stream, token.clone(), max_frame, launcher.clone()));
@@ -514,10 +543,14 @@ async fn run_main(config: &Layered, args: &SubmitArgs) -> anyhow::Result<MainOut
             )),
         },
     };
+    if let Some(tail) = tail.as_mut() {
+        poll_logs(tail, &launcher);
+    }
     Ok(MainOutcome {
         launcher,
         failure,
         interrupted,
+        tail,
     })
 }
 
@@ -536,7 +569,7 @@ pub async fn jar(
     args: SubmitArgs,
 ) -> anyhow::Result<()> {
     let config = load(config_file, &conf)?;
-    let outcome = run_main(&config, &args).await?;
+    let outcome = run_main(&config, &args, false).await?;
     match outcome.failure {
         Some(e) => {
             for s in &outcome.launcher.submitted {
@@ -551,11 +584,18 @@ pub async fn jar(
     }
 }
 
+/// Whether the topology `s` is still in the cluster: its dir holds a plan with its id (a
+/// killed topology's dir moves to `killed/`; a later one may reuse the name).
+fn still_running(s: &Submitted) -> bool {
+    s.dir
+        .read_topology()
+        .is_ok_and(|topology| topology.id == s.id)
+}
+
+/// Kills (wait 0) the launched topologies that are still running; those main() killed
+/// itself are gone and left alone.
 async fn kill_all(launcher: &Launcher) {
-    for s in &launcher.submitted {
-        if !s.dir.path().join("topology.pb").exists() {
-            continue;
-        }
+    for s in launcher.submitted.iter().filter(|s| still_running(s)) {
         match manage::kill_topology(&launcher.cluster, &s.dir, &s.name, 0).await {
             Ok(()) => eprintln!("Killed topology '{}' ({}).", s.name, s.id),
             Err(e) => eprintln!("error: cannot kill topology '{}': {e:#}", s.name),
@@ -563,7 +603,45 @@ async fn kill_all(launcher: &Launcher) {
     }
 }
 
-/// `egret local`.
+/// Why `egret local` stopped following the topologies after main() returned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TtlEnd {
+    /// `--local-ttl` seconds passed since main() returned.
+    Elapsed,
+    /// None of the launched topologies is running any more (main() killed them).
+    AllGone,
+    /// SIGINT/SIGTERM.
+    Interrupted,
+}
+
+/// Prints the topologies' logs from main()'s return until `ttl` has passed, every launched
+/// topology is gone, or `stop` fires, as `storm local` sleeps its TTL after main returns.
+async fn follow_for_ttl(
+    launcher: &Launcher,
+    tail: &mut LogTail,
+    ttl: Duration,
+    stop: impl std::future::Future<Output = ()>,
+) -> TtlEnd {
+    let deadline = tokio::time::Instant::now() + ttl;
+    let mut stop = std::pin::pin!(stop);
+    let mut tick = tokio::time::interval(LOG_POLL);
+    loop {
+        tokio::select! {
+            _ = tick.tick() => {
+                poll_logs(tail, launcher);
+                if !launcher.submitted.iter().any(still_running) {
+                    return TtlEnd::AllGone;
+                }
+            }
+            _ = tokio::time::sleep_until(deadline) => return TtlEnd::Elapsed,
+            _ = &mut stop => return TtlEnd::Interrupted,
+        }
+    }
+}
+
+/// `egret local`: as `storm local`, runs main() in the foreground while printing the logs
+/// of the topologies it submits (however long it runs); once main() returns, goes on for
+/// `ttl_secs` (or until none of them runs any more), then kills those still running.
 pub async fn local(
     config_file: Option<PathBuf>,
     conf: Vec<String>,
@@ -571,39 +649,21 @@ pub async fn local(
     ttl_secs: u64,
 ) -> anyhow::Result<()> {
     let config = load(config_file, &conf)?;
-    let outcome = run_main(&config, &args).await?;
+    let outcome = run_main(&config, &args, true).await?;
     let launcher = outcome.launcher;
+    let mut tail = outcome.tail.unwrap_or_default();
     if let Some(e) = outcome.failure {
+        let _ = tail.finish(&mut std::io::stdout().lock());
         kill_all(&launcher).await;
         return Err(e);
     }
     let _ = outcome.interrupted;
-    let last = launcher
-        .submitted
-        .iter()
-        .map(|s| s.at)
-        .max()
-        .unwrap_or_else(Instant::now);
-    let deadline = tokio::time::Instant::from_std(last + Duration::from_secs(ttl_secs));
-    let mut tail = LogTail::new();
-    for s in &launcher.submitted {
-        tail.add_dir(s.dir.logs_dir());
-    }
-    let mut stop =
-        std::pin::pin!(process::termination_signal().context("cannot wait for signals")?);
-    let mut tick = tokio::time::interval(Duration::from_millis(200));
-    loop {
-        tokio::select! {
-            _ = tick.tick() => {
-                let mut out = std::io::stdout().lock();
-                if let Err(e) = tail.poll(&mut out) {
-                    tracing::debug!(error = %e, "Could not write the logs to stdout.");
-                }
-            }
-            _ = tokio::time::sleep_until(deadline) => break,
-            _ = &mut stop => break,
-        }
-    }
+    let stop = process::termination_signal().context("cannot wait for signals")?;
+    let end = follow_for_ttl(&launcher, &mut tail, Duration::from_secs(ttl_secs), async {
+        stop.await;
+    })
+    .await;
+    tracing::debug!(?end, "Stopped following the topologies.");
     let _ = tail.finish(&mut std::io::stdout().lock());
     kill_all(&launcher).await;
     Ok(())
@@ -820,6 +880,68 @@ mod tests {
         let (rest, _, ttl) = split_trailing_options(args, vec![], false).unwrap();
         assert_eq!(rest.args, vec!["x", "--local-ttl", "7", "y"]);
         assert_eq!(ttl, None);
+    }
+
+    /// A launcher with one topology "wc" launched (no scheduler): its dir is in `topologies/`.
+    fn launched(tmp: &Path) -> Launcher {
+        let jar = tmp.join("app.jar");
+        std::fs::write(&jar, b"PK\x05\x06jar").unwrap();
+        let mut l = launcher(&tmp.join("local"), &jar);
+        l.submit(Some(topology("wc", vec![spout("s")]))).unwrap();
+        l
+    }
+
+    #[test]
+    fn a_topology_runs_until_its_dir_is_retired_or_its_name_reused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut l = launched(tmp.path());
+        let s = l.submitted[0].clone();
+        assert!(still_running(&s));
+        // Retired (killed by main through LocalCluster or Nimbus): gone.
+        l.cluster.retire(&s.dir, &s.id).unwrap();
+        assert!(!still_running(&s));
+        // The name taken again by a later submission: that is not the first one.
+        let again = l.submit(Some(topology("wc", vec![spout("s")]))).unwrap();
+        assert!(!still_running(&s));
+        assert!(still_running(&again));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_ttl_counts_from_mains_return_and_ends_early_when_all_are_gone() {
+        let tmp = tempfile::tempdir().unwrap();
+        let l = launched(tmp.path());
+        let mut tail = LogTail::new();
+        let started = tokio::time::Instant::now();
+        let end = follow_for_ttl(
+            &l,
+            &mut tail,
+            Duration::from_secs(5),
+            std::future::pending::<()>(),
+        )
+        .await;
+        assert_eq!(end, TtlEnd::Elapsed);
+        assert_eq!(started.elapsed(), Duration::from_secs(5));
+
+        // A stop signal ends the wait at once.
+        let end = follow_for_ttl(&l, &mut tail, Duration::from_secs(5), async {}).await;
+        assert_eq!(end, TtlEnd::Interrupted);
+
+        // Main killed its topology itself: nothing to wait for, no error.
+        l.cluster
+            .retire(&l.submitted[0].dir, &l.submitted[0].id)
+            .unwrap();
+        let started = tokio::time::Instant::now();
+        let end = follow_for_ttl(
+            &l,
+            &mut tail,
+            Duration::from_secs(20),
+            std::future::pending::<()>(),
+        )
+        .await;
+        assert_eq!(end, TtlEnd::AllGone);
+        assert!(started.elapsed() < Duration::from_secs(1));
+        // And kill_all leaves the retired topology alone (it would fail to reach its TM).
+        kill_all(&l).await;
     }
 
     #[test]

@@ -19,7 +19,13 @@
 //!   queue that never blocks the router: when it is full they are dropped and
 //!   counted (the spout's own 3 × timeout safety net then fails the tree);
 //! - a queue has exactly one consumer, its destination's writer, which sends
-//!   whatever has accumulated as one `TupleBatch` frame (re-batching);
+//!   whatever has accumulated as one `TupleBatch` frame (re-batching), but
+//!   never merges past its merge cap ([`merge_cap`]: at most
+//!   [`MAX_BATCH_BYTES`], a quarter of the watermarks' gap, half the frame
+//!   cap): a batch that would cross it is held back for the next frame, so
+//!   what one frame hands an instance (whose input queue is bounded in bytes)
+//!   stays small, and a queue's gauge drains in steps finer than the gap
+//!   between the watermarks;
 //! - `TupleData::values` is never decoded; it is `Bytes` moved from frame to
 //!   frame without copying.
 
@@ -46,6 +52,27 @@ pub(crate) const TREE_QUEUE_CAPACITY: usize = 1024;
 const WARN_INTERVAL: Duration = Duration::from_secs(1);
 /// Tuples (and acks) re-batched into one frame at most.
 const MAX_TUPLES_PER_FRAME: usize = 16 * 1024;
+/// Encoded bytes of queued batches a writer merges into one frame at most.
+/// Small next to the backpressure watermarks, so a congested instance is
+/// handed its backlog in steps it can hold (its input queue is a few MiB),
+/// and large enough that per-frame costs do not matter (about 1000 tuples of
+/// 1 KiB). A single queued batch larger than this still goes out alone.
+pub(crate) const MAX_BATCH_BYTES: u64 = 1 << 20;
+/// The merge cap never goes below this (tiny watermarks in tests).
+const MIN_BATCH_BYTES: u64 = 16 * 1024;
+
+/// Bytes a writer merges into one frame at most: [`MAX_BATCH_BYTES`], or a
+/// quarter of the gap between the watermarks when that is smaller. A queue's
+/// gauge only drops when its writer has written a frame, so frames as large as
+/// the gap would make it jump from above the high watermark to empty: the
+/// throttle would then lift only when a slow instance had consumed a whole
+/// watermark of work, in long stop-and-go cycles.
+pub(crate) fn merge_cap(settings: &crate::settings::BackpressureSettings) -> u64 {
+    let gap = settings
+        .high_watermark
+        .saturating_sub(settings.low_watermark);
+    (gap / 4).clamp(MIN_BATCH_BYTES, MAX_BATCH_BYTES)
+}
 /// The component name of the ledger's own metrics.
 pub(crate) const LEDGER_COMPONENT: &str = "__ledger";
 
@@ -65,6 +92,11 @@ pub(crate) type TupleSender = mpsc::Sender<Queued>;
 pub(crate) struct TupleReceiver {
     rx: mpsc::Receiver<Queued>,
     gauge: Arc<Gauge>,
+    /// A batch taken from `rx` that did not fit in the previous frame; it goes
+    /// first in the next one. Still counted by the gauge.
+    held: Option<Queued>,
+    /// Bytes merged into one frame at most ([`merge_cap`]).
+    merge_cap: u64,
 }
 
 impl TupleReceiver {
@@ -77,14 +109,20 @@ impl TupleReceiver {
     /// One queued batch, uncounted at once.
     #[cfg(test)]
     pub(crate) async fn recv(&mut self) -> Option<TupleBatch> {
-        let queued = self.rx.recv().await?;
+        let queued = match self.held.take() {
+            Some(held) => held,
+            None => self.rx.recv().await?,
+        };
         self.gauge.remove(queued.bytes);
         Some(queued.batch)
     }
 
     #[cfg(test)]
     pub(crate) fn try_recv(&mut self) -> Result<TupleBatch, mpsc::error::TryRecvError> {
-        let queued = self.rx.try_recv()?;
+        let queued = match self.held.take() {
+            Some(held) => held,
+            None => self.rx.try_recv()?,
+        };
         self.gauge.remove(queued.bytes);
         Ok(queued.batch)
     }
@@ -174,6 +212,7 @@ impl Router {
         };
         let mut tree_queues = Vec::new();
         let mut tree_slots: HashMap<String, usize> = HashMap::new();
+        let cap = merge_cap(&pressure.settings);
         let mut add = |destination: Destination, queues: &mut Vec<TupleSender>| {
             let (tx, rx) = mpsc::channel(QUEUE_CAPACITY);
             slots.insert(destination.clone(), queues.len());
@@ -188,7 +227,12 @@ impl Router {
                 .unwrap_or_default();
             let gauge = Arc::new(Gauge::new(key, components, Arc::clone(&pressure)));
             gauges.push(Arc::clone(&gauge));
-            let rx = TupleReceiver { rx, gauge };
+            let rx = TupleReceiver {
+                rx,
+                gauge,
+                held: None,
+                merge_cap: cap,
+            };
             match destination {
                 Destination::Local(id) => {
                     receivers.local.insert(id.to_string(), rx);
@@ -442,23 +486,37 @@ impl Router {
 }
 
 /// Waits for one queued batch, then takes whatever else is already queued,
-/// up to about half the frame cap, as one batch. `None` when the queue is
+/// up to the queue's [`merge_cap`] (or half the frame cap, if smaller) and
+/// [`MAX_TUPLES_PER_FRAME`] entries, as one batch; a queued batch that would
+/// cross either cap is held for the next call. `None` when the queue is
 /// closed. The batch's bytes stay counted by the queue's gauge until the
 /// returned [`InFlight`] is dropped.
+///
+/// Cancel-safe (used in `select!`): the only await is the first `recv`, and a
+/// held batch is taken without awaiting.
 pub(crate) async fn next_batch(
     queue: &mut TupleReceiver,
     max_frame_bytes: usize,
 ) -> Option<(TupleBatch, InFlight)> {
-    let first = queue.rx.recv().await?;
+    let first = match queue.held.take() {
+        Some(held) => held,
+        None => queue.rx.recv().await?,
+    };
     let mut batch = first.batch;
     let mut in_flight = InFlight {
         gauge: Arc::clone(&queue.gauge),
         bytes: first.bytes,
     };
-    let budget = (max_frame_bytes / 2) as u64;
-    while in_flight.bytes < budget && batch.tuples.len() + batch.acks.len() < MAX_TUPLES_PER_FRAME {
+    let budget = queue.merge_cap.min((max_frame_bytes / 2) as u64);
+    while in_flight.bytes < budget && entries(&batch) < MAX_TUPLES_PER_FRAME {
         match queue.rx.try_recv() {
             Ok(more) => {
+                if in_flight.bytes + more.bytes > budget
+                    || entries(&batch) + entries(&more.batch) > MAX_TUPLES_PER_FRAME
+                {
+                    queue.held = Some(more);
+                    break;
+                }
                 in_flight.bytes += more.bytes;
                 // Acks may overtake tuples queued before them: XOR acking is
                 // order-independent, and a tree cannot reach 0 while a tuple
@@ -472,6 +530,10 @@ pub(crate) async fn next_batch(
     Some((batch, in_flight))
 }
 
+fn entries(batch: &TupleBatch) -> usize {
+    batch.tuples.len() + batch.acks.len()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -480,11 +542,15 @@ mod tests {
     use egret_proto::v1::{AckKind, RootId, TreeOutcome, TupleData};
 
     fn no_spouts() -> Arc<Pressure> {
+        watermarks(1 << 20, 1 << 19)
+    }
+
+    fn watermarks(high_watermark: u64, low_watermark: u64) -> Arc<Pressure> {
         Arc::new(Pressure::new(
             1,
             crate::settings::BackpressureSettings {
-                high_watermark: 1 << 20,
-                low_watermark: 1 << 19,
+                high_watermark,
+                low_watermark,
             },
             Default::default(),
             Default::default(),
@@ -604,6 +670,147 @@ mod tests {
         );
         drop(in_flight);
         assert_eq!(queue.queued_bytes(), 0);
+    }
+
+    #[tokio::test]
+    async fn a_merged_batch_never_exceeds_the_byte_cap_and_nothing_is_lost() {
+        let (topology, packing) = sample();
+        let table = DeliveryTable::build(&topology, &packing, 1).unwrap();
+        // The default watermarks (16 MiB / 8 MiB): the cap is MAX_BATCH_BYTES.
+        let (router, mut rx) = Router::new(
+            &table,
+            &[2],
+            &["count-0".to_owned()],
+            watermarks(16 << 20, 8 << 20),
+        );
+        // 40 batches of 3 tuples of 30 KiB (~90 KiB each, ~3.6 MiB in all),
+        // then one batch larger than the cap on its own.
+        let value = Bytes::from(vec![7u8; 30 * 1024]);
+        let mut sent = 0u64;
+        for _ in 0..40 {
+            let batch = (0..3)
+                .map(|_| {
+                    sent += 1;
+                    TupleData {
+                        dest_task: 1,
+                        src_task: 4,
+                        stream: "default".into(),
+                        values: value.clone(),
+                        edge_id: sent,
+                        ..Default::default()
+                    }
+                })
+                .collect();
+            router.route(tuples(batch), Source::Instance("x")).await;
+        }
+        let big = Bytes::from(vec![1u8; (MAX_BATCH_BYTES + 1024) as usize]);
+        sent += 1;
+        let huge = TupleData {
+            dest_task: 1,
+            src_task: 4,
+            stream: "default".into(),
+            values: big,
+            edge_id: sent,
+            ..Default::default()
+        };
+        router
+            .route(tuples(vec![huge]), Source::Instance("x"))
+            .await;
+
+        let queue = rx.local.get_mut("count-0").unwrap();
+        let total = queue.queued_bytes();
+        let mut seen = Vec::new();
+        let mut frames = 0;
+        let mut taken = 0u64;
+        // A frame cap far above MAX_BATCH_BYTES: the byte cap alone limits merging.
+        while seen.len() < sent as usize {
+            let (batch, in_flight) = next_batch(queue, 64 << 20).await.unwrap();
+            frames += 1;
+            let encoded = batch.encoded_len() as u64;
+            if batch.tuples.len() > 1 {
+                assert!(
+                    in_flight.bytes <= MAX_BATCH_BYTES,
+                    "a merged batch of {} bytes is above the cap",
+                    in_flight.bytes
+                );
+                assert!(
+                    encoded <= MAX_BATCH_BYTES + 1024,
+                    "frame of {encoded} bytes"
+                );
+            }
+            // Held batches are still counted until written.
+            assert_eq!(queue.queued_bytes(), total - taken);
+            taken += in_flight.bytes;
+            seen.extend(batch.tuples.iter().map(|t| t.edge_id));
+            drop(in_flight);
+        }
+        assert_eq!(seen, (1..=sent).collect::<Vec<_>>(), "in order, none lost");
+        assert!(
+            frames >= 5,
+            "3.6 MiB plus one big batch took only {frames} frames"
+        );
+        assert_eq!(queue.queued_bytes(), 0);
+        assert!(queue.try_recv().is_err());
+
+        // Half the frame cap still bounds a merge when it is smaller.
+        for _ in 0..4 {
+            let t = TupleData {
+                dest_task: 1,
+                values: value.clone(),
+                ..Default::default()
+            };
+            router.route(tuples(vec![t]), Source::Instance("x")).await;
+        }
+        let (batch, in_flight) = next_batch(queue, 100 * 1024).await.unwrap();
+        assert_eq!(
+            batch.tuples.len(),
+            1,
+            "two 30 KiB tuples exceed half of 100 KiB"
+        );
+        drop(in_flight);
+    }
+
+    #[test]
+    fn the_merge_cap_is_a_quarter_of_the_watermark_gap_within_bounds() {
+        let cap = |high, low| {
+            merge_cap(&crate::settings::BackpressureSettings {
+                high_watermark: high,
+                low_watermark: low,
+            })
+        };
+        assert_eq!(cap(16 << 20, 8 << 20), MAX_BATCH_BYTES);
+        assert_eq!(cap(1 << 20, 1 << 19), 128 * 1024);
+        assert_eq!(cap(1 << 20, (1 << 20) - 1), MIN_BATCH_BYTES);
+        assert_eq!(cap(u64::MAX, 0), MAX_BATCH_BYTES);
+    }
+
+    #[tokio::test]
+    async fn small_watermarks_make_small_frames() {
+        let (topology, packing) = sample();
+        let table = DeliveryTable::build(&topology, &packing, 1).unwrap();
+        let (router, mut rx) = Router::new(&table, &[2], &["count-0".to_owned()], no_spouts());
+        let value = Bytes::from(vec![7u8; 10 * 1024]);
+        for _ in 0..40 {
+            let t = TupleData {
+                dest_task: 1,
+                values: value.clone(),
+                ..Default::default()
+            };
+            router.route(tuples(vec![t]), Source::Instance("x")).await;
+        }
+        let queue = rx.local.get_mut("count-0").unwrap();
+        let mut n = 0;
+        while n < 40 {
+            let (batch, in_flight) = next_batch(queue, 64 << 20).await.unwrap();
+            assert!(in_flight.bytes <= 128 * 1024, "{} bytes", in_flight.bytes);
+            n += batch.tuples.len();
+            assert!(
+                batch.tuples.len() >= 10 || n == 40,
+                "merging still happens: {} tuples",
+                batch.tuples.len()
+            );
+        }
+        assert_eq!(n, 40);
     }
 
     #[tokio::test]

@@ -34,6 +34,8 @@ use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 use tempfile::TempDir;
 
+pub mod jars;
+
 /// Package of the example topologies in the examples jar.
 pub const EXAMPLES_PACKAGE: &str = "dev.egret.examples";
 

@@ -48,21 +48,19 @@ const PAYLOAD: u64 = 1024;
 /// message id's root, edge id, destination task and protobuf framing (measured
 /// about 1070 bytes; `egret.queue.bytes.peak` divided by the tuples queued).
 const TUPLE_BYTES: u64 = PAYLOAD + 128;
-/// `egret.batch.size` for this topology (default 256): the most tuples or acks
-/// an instance sends in one batch. Smaller than the default because a bolt
-/// busy with a long inbound batch sends its acks only when its outgoing batch
-/// is full (the 5 ms flush timer is checked between inbound messages, and under
-/// backpressure one inbound message holds up to a whole queue of tuples): with
-/// 256, acks reach the spout in steps of 256 per bolt task, 2.5 s apart at this
-/// bolt's pace, too coarse to compare rates within 10% over a 17 s window.
-const BATCH_TUPLES: u64 = 32;
+/// `egret.batch.size` (default 256): the most tuples or acks an instance sends
+/// in one batch. A busy bolt still sends its acks every 5 ms (the flush timer
+/// runs in the instance's writer thread), so the default is fine here.
+const BATCH_TUPLES: u64 = 256;
 /// One batch cap: the most bytes one batch from an instance adds to a queue.
 const BATCH_BYTES: u64 = BATCH_TUPLES * TUPLE_BYTES;
 const SLEEP_MS: u64 = 10;
 const SLOW_TASKS: u64 = 2;
-/// Long enough that no tuple can time out while queued in this test (the test
-/// checks that backpressure loses nothing, not what timeouts do).
-const TIMEOUT_SECS: u64 = 120;
+/// `topology.message.timeout.secs`, Storm's default. No tree may time out:
+/// what is queued toward a slow bolt task (its stream manager's queue, about
+/// the high watermark, plus the instance's bounded input, about 1 MiB, plus
+/// one frame) is well under 30 s of its work.
+const TIMEOUT_SECS: u64 = 30;
 
 /// Baseline RSS of an idle stream manager (debug build; measured 11-17 MiB
 /// with nothing queued), with margin for allocator slack.
@@ -105,7 +103,6 @@ fn fail_with<T>(cluster: &Cluster, e: &HarnessError) -> T {
 fn submit(cluster: &Cluster, name: &str) {
     let high = format!("egret.backpressure.high.watermark.bytes={HIGH_WATERMARK}");
     let low = format!("egret.backpressure.low.watermark.bytes={LOW_WATERMARK}");
-    let batch = format!("egret.batch.size={BATCH_TUPLES}");
     let payload = format!("payload={PAYLOAD}");
     let sleep = format!("sleepms={SLEEP_MS}");
     let slow = format!("slow={SLOW_TASKS}");
@@ -115,8 +112,6 @@ fn submit(cluster: &Cluster, name: &str) {
         &high,
         "-c",
         &low,
-        "-c",
-        &batch,
         &payload,
         &sleep,
         &slow,
@@ -543,9 +538,8 @@ fn slow_bolt_bounds_memory_and_paces_the_spout() {
     let first_ack = wait_first_ack(&cluster);
     sample_for(&home, &mut peaks, Duration::from_secs(25));
     let slow_obs = Observed::progress(&cluster.out_dir());
-    // Without two resumes 5 s apart there is no window where the spout's ack
-    // count is current (it was throttled, blocked, for most of the phase): the
-    // rate comparison is then reported as skipped, the rest still checked.
+    // The window runs between two resumes of the spout, 5 s apart at least
+    // (a throttled spout still gets its acks, so its ack count is current).
     let window = slow_obs.resume_window(first_ack + 5_000);
     let (snaps, errors) = read_metrics(&cluster.topology_dir(&name));
     assert!(errors.is_empty(), "unreadable metrics: {errors:?}");
@@ -649,23 +643,21 @@ fn slow_bolt_bounds_memory_and_paces_the_spout() {
     // bolt's measured execute rate within 10%. Fails if trees are lost or
     // stuck (acks fall behind executes) or if acks were counted that no
     // bolt execute caused. The bolt itself cannot beat its sleep.
-    if window.is_none() {
-        eprintln!(
-            "RATE CHECK SKIPPED: the spout did not resume twice 5 s apart after the first 5 s \
-             (throttled and blocked in a write for most of the phase)\n{}",
-            slow_obs.timeline()
-        );
-    }
+    assert!(
+        window.is_some(),
+        "the spout did not resume twice 5 s apart after the first 5 s\n{}",
+        slow_obs.timeline()
+    );
     let ratio = spout_rate / bolt_rate;
     assert!(
-        window.is_none() || (0.9..=1.1).contains(&ratio),
+        (0.9..=1.1).contains(&ratio),
         "spout ack rate {spout_rate:.1}/s is not within 10% of the bolt's {bolt_rate:.1}/s \
          over {window:?}\n{}",
         slow_obs.timeline()
     );
     let ceiling = (SLOW_TASKS * 1000 / SLEEP_MS) as f64;
     assert!(
-        window.is_none() || (bolt_rate <= ceiling * 1.05 && bolt_rate >= ceiling * 0.3),
+        bolt_rate <= ceiling * 1.05 && bolt_rate >= ceiling * 0.3,
         "slow bolt executed {bolt_rate:.1}/s; its sleep allows at most {ceiling}/s, and it \
          should be kept busy"
     );

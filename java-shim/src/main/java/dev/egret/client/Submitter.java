@@ -59,6 +59,20 @@ public final class Submitter {
      */
     public static String submit(String name, Map<String, Object> userConf, StormTopology topology)
             throws AlreadyAliveException, InvalidTopologyException {
+        return send(prepare(name, userConf, topology));
+    }
+
+    /**
+     * As {@link #submit(String, Map, StormTopology)}, to the egret command listening on
+     * {@code socket} with {@code token} instead of the ones in the environment.
+     */
+    public static String submit(String name, Map<String, Object> userConf, StormTopology topology, Path socket,
+            byte[] token) throws AlreadyAliveException, InvalidTopologyException {
+        return send(prepare(name, userConf, topology), socket, token);
+    }
+
+    private static Topology prepare(String name, Map<String, Object> userConf, StormTopology topology)
+            throws InvalidTopologyException {
         if (userConf != null) {
             try {
                 dev.egret.runtime.ConfigJson.validate(userConf);
@@ -68,8 +82,7 @@ public final class Submitter {
             }
         }
         Map<String, Object> conf = mergeConfig(userConf);
-        Topology captured = TopologyCapture.capture(name, conf, topology);
-        return send(captured);
+        return TopologyCapture.capture(name, conf, topology);
     }
 
     private static String send(Topology topology) throws AlreadyAliveException, InvalidTopologyException {

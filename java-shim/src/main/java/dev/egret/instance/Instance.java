@@ -12,7 +12,6 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -33,9 +32,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Threads: the calling thread is the executor thread and also does the reconnecting, so
  * no user callback runs while disconnected; one reader thread per connection feeds the
- * executor's inbound queue and ends with {@link InstanceExecutor#END}. The executor only
- * reconnects after consuming that END, so a new reader never races an old one. User
- * threads that emit while disconnected are not blocked: the sink discards their entries.
+ * executor's inbound queue (bounded in bytes: it blocks when full, so the socket pushes
+ * back) and ends with {@link InstanceExecutor#END}. The executor only reconnects after
+ * consuming that END, so a new reader never races an old one. The {@link OutboundSink}'s
+ * writer thread does every write. User threads that emit while disconnected are not
+ * blocked: the sink discards their entries.
  */
 public final class Instance {
     private static final Logger LOG = LoggerFactory.getLogger(Instance.class);
@@ -51,6 +52,8 @@ public final class Instance {
     public static final long RECONNECT_WINDOW_NANOS = TimeUnit.SECONDS.toNanos(60);
     private static final long FIRST_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     private static final long MAX_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(2);
+    /** How long an instance that failed waits for its error report to be written. */
+    private static final long ERROR_FLUSH_NANOS = TimeUnit.SECONDS.toNanos(5);
 
     /** Opens a new connection to the stream manager. */
     @FunctionalInterface
@@ -152,6 +155,14 @@ public final class Instance {
             LOG.error("{}; instance {} exits", e.getMessage(), instanceId, e.getCause());
             executor.errors().report(e.taskId, executor.component(),
                     e.getCause() != null ? e.getCause() : e, true);
+            try {
+                // The writer thread sends the error; give it a moment before the connection closes.
+                if (!executor.sink().awaitWritten(ERROR_FLUSH_NANOS)) {
+                    LOG.warn("Instance {} could not send its error to the stream manager in time", instanceId);
+                }
+            } catch (InterruptedException ie) {
+                Thread.currentThread().interrupt();
+            }
             return EXIT_TASK_FAILED;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -314,13 +325,22 @@ public final class Instance {
         }
     }
 
-    /** Reads frames into the bounded queue; blocks when it is full, so the socket pushes back on the SM. */
-    private static Thread startReader(FrameChannel channel, BlockingQueue<Object> queue,
-                                      String instanceId) {
+    /**
+     * Reads frames into the bounded queue, each counted by its frame size; blocks when the
+     * queue is full, so the socket pushes back on the stream manager.
+     */
+    private static Thread startReader(FrameChannel channel, InboundQueue queue, String instanceId) {
         Thread t = new Thread(() -> {
             try {
                 while (true) {
-                    queue.put(channel.read(StreamManagerToInstance.parser()));
+                    byte[] frame = channel.readFrame();
+                    StreamManagerToInstance m;
+                    try {
+                        m = StreamManagerToInstance.parseFrom(frame);
+                    } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+                        throw new IOException("malformed frame of " + frame.length + " bytes: " + e.getMessage(), e);
+                    }
+                    queue.put(m, frame.length + FrameChannel.LENGTH_BYTES);
                 }
             } catch (EOFException e) {
                 LOG.info("The stream manager closed the connection of instance {}", instanceId);
@@ -332,7 +352,7 @@ public final class Instance {
                 return;
             }
             try {
-                queue.put(InstanceExecutor.END);
+                queue.put(InstanceExecutor.END, 0);
             } catch (InterruptedException ignored) {
                 // Shutting down anyway.
             }

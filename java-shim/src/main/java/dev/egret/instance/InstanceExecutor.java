@@ -17,8 +17,6 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -40,7 +38,9 @@ import org.slf4j.LoggerFactory;
  * Spouts: while the topology is active, {@code nextTuple} is called on each task in turn;
  * a round in which no task emitted is followed by a ~1 ms wait (Storm's spout wait
  * strategy), spent waiting for inbound messages so state changes are seen at once.
- * Tick tuples and the time-based flush of the outgoing batch are driven by this thread.
+ * Tick tuples are driven by this thread; the outgoing batches are sealed and written by the
+ * {@link OutboundSink}'s writer thread (its flush timer too), so a bolt busy with a long
+ * inbound batch still sends its acks every {@code egret.batch.flush.ms}.
  *
  * <p>Acking: spout tasks keep their pending trees in their {@link SpoutCollector}; the
  * stream manager's tree events complete or fail them here (spout {@code ack}/{@code fail}).
@@ -52,7 +52,10 @@ import org.slf4j.LoggerFactory;
  * <p>Backpressure: while the stream manager has throttled this spout instance ({@code
  * Throttle}), {@code nextTuple} is not called (Storm's contract); tree events (ack/fail),
  * activate/deactivate, ticks and the flush of the outgoing batch go on. A new connection
- * starts unthrottled (the stream manager says so again if it still is).
+ * starts unthrottled (the stream manager says so again if it still is). The stream manager
+ * also stops reading a throttled spout's socket: only the sink's writer thread blocks on it,
+ * and {@code nextTuple} is not called either while the sink's outgoing queue is over half its
+ * bound ({@link OutboundSink#writable()}), so the executor thread keeps running callbacks.
  *
  * <p>Metrics ({@link ExecutorMetrics}): every task counts Storm's built-in statistics exactly
  * (emits, transfers, acks, fails, executes and their latencies) and sends them to the stream
@@ -62,7 +65,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Invariants: user code of this executor's tasks (open/prepare, nextTuple, execute,
  * ack, fail, activate/deactivate) only runs on the executor thread; inbound messages wait in a
- * bounded queue, so a slow executor blocks the reader and the socket pushes back.
+ * queue bounded in bytes ({@code egret.instance.inbound.bytes}) and messages, counted until
+ * handled ({@link InboundQueue}), so a slow executor blocks the reader and the socket pushes
+ * back.
  */
 final class InstanceExecutor {
     private static final Logger LOG = LoggerFactory.getLogger("dev.egret.instance.Executor");
@@ -74,7 +79,12 @@ final class InstanceExecutor {
 
     private static final long IDLE_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     private static final long SPOUT_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
-    private static final int INBOUND_CAPACITY = 64;
+    /** Default bound of the inbound queue in bytes ({@code egret.instance.inbound.bytes}). */
+    static final long DEFAULT_INBOUND_BYTES = 1L << 20;
+    /** The inbound queue's bound in messages (tree events and state changes are small). */
+    static final int INBOUND_MESSAGES = 1024;
+    /** Messages handled in a row before ticks, metrics and spouts get their turn. */
+    private static final int MAX_DRAIN = 64;
     private static final long SAFETY_CHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
     /** The spout fails a tree itself when the ledger has said nothing for this many timeouts. */
     static final int SAFETY_TIMEOUT_FACTOR = 3;
@@ -115,7 +125,7 @@ final class InstanceExecutor {
     private final boolean isSpout;
     private final OutboundSink sink;
     private final ErrorSink errors;
-    private final BlockingQueue<Object> inbound = new ArrayBlockingQueue<>(INBOUND_CAPACITY);
+    private final InboundQueue inbound;
     private final ThreadLocal<TupleValuesCodec> codecs;
     private final TupleValuesCodec executorCodec;
     private final List<Task> tasks = new ArrayList<>();
@@ -148,7 +158,10 @@ final class InstanceExecutor {
         this.isSpout = view.isSpout(component);
         Map<String, Object> topoConf = view.topologyConf();
         this.sink = new OutboundSink(writer, intConf(topoConf, "egret.batch.size", 256),
-                TimeUnit.MILLISECONDS.toNanos(intConf(topoConf, "egret.batch.flush.ms", 5)));
+                TimeUnit.MILLISECONDS.toNanos(intConf(topoConf, "egret.batch.flush.ms", 5)),
+                positiveLongConf(topoConf, "egret.instance.outbound.bytes", OutboundSink.DEFAULT_QUEUE_BYTES));
+        this.inbound = new InboundQueue(
+                positiveLongConf(topoConf, "egret.instance.inbound.bytes", DEFAULT_INBOUND_BYTES), INBOUND_MESSAGES);
         this.errors = new ErrorSink(sink);
         // Kryo is built from the topology config only: class ids must agree in every JVM.
         this.codecs = ThreadLocal.withInitial(() -> new TupleValuesCodec(topoConf));
@@ -167,7 +180,7 @@ final class InstanceExecutor {
     }
 
     /** The bounded queue the reader thread feeds; {@link #END} ends the loop. */
-    BlockingQueue<Object> inbound() {
+    InboundQueue inbound() {
         return inbound;
     }
 
@@ -185,7 +198,8 @@ final class InstanceExecutor {
 
     /** Deserializes one component object per task, builds the contexts, opens/prepares every task. */
     void start() throws TaskFailure {
-        sink.onFirstBufferedByOtherThread(Thread.currentThread(), () -> inbound.offer(WAKE));
+        // A spout that stopped calling nextTuple because the outgoing queue was full resumes at once.
+        sink.onWritable(() -> inbound.offer(WAKE));
         List<Integer> taskIds = new ArrayList<>(assignment.getInstance().getTaskIdsList());
         Collections.sort(taskIds);
         String workDir = assignment.getWorkDir().isEmpty() ? System.getProperty("user.dir") : assignment.getWorkDir();
@@ -292,13 +306,12 @@ final class InstanceExecutor {
             long now = System.nanoTime();
             fireTicks(now);
             metrics.tick(now);
-            sink.flushIfDue(now);
             if (isSpout) {
                 applySpoutActivation();
                 checkSafetyTimeouts(now);
                 boolean emitted = false;
                 boolean called = false;
-                if (spoutsActive && !throttled) {
+                if (spoutsActive && !throttled && sink.writable()) {
                     for (Task t : tasks) {
                         if (maxSpoutPending > 0 && t.spoutCollector.pendingCount() >= maxSpoutPending) {
                             continue;
@@ -314,7 +327,8 @@ final class InstanceExecutor {
                         emitted |= t.emitter.emitted != before;
                     }
                 }
-                // Throttled or inactive: nothing to do until a tree event (inbound) or a deadline.
+                // Throttled, inactive or the outgoing queue is full: nothing to do until a tree
+                // event (inbound), a wake-up from the writer, or a deadline.
                 long wait = emitted ? 0 : (called ? SPOUT_WAIT_NANOS : waitUntilNextDeadline());
                 if (!handleInbound(wait)) {
                     return;
@@ -326,7 +340,7 @@ final class InstanceExecutor {
     }
 
     private long waitUntilNextDeadline() {
-        long deadline = Math.min(Math.min(sink.flushDeadline(), nextTickDeadline()), metrics.nextDeadline());
+        long deadline = Math.min(nextTickDeadline(), metrics.nextDeadline());
         if (isSpout && safetyTimeoutNanos > 0) {
             deadline = Math.min(deadline, nextSafetyCheckAt);
         }
@@ -346,20 +360,19 @@ final class InstanceExecutor {
 
     /** Processes the inbound messages available within {@code waitNanos}; false when the stream ended. */
     private boolean handleInbound(long waitNanos) throws TaskFailure, InterruptedException {
-        Object m = waitNanos > 0 ? inbound.poll(waitNanos, TimeUnit.NANOSECONDS) : inbound.poll();
-        // Bounded drain so that ticks, flushes and spouts still get their turn under load.
-        for (int i = 0; m != null && i < INBOUND_CAPACITY; i++) {
-            if (m == END) {
+        InboundQueue.Entry e = waitNanos > 0 ? inbound.poll(waitNanos, TimeUnit.NANOSECONDS) : inbound.poll();
+        // Bounded drain so that ticks, metrics and spouts still get their turn under load.
+        for (int i = 0; e != null && i < MAX_DRAIN; i++) {
+            if (e.message == END) {
                 return false;
             }
-            handle(m);
-            m = inbound.poll();
-        }
-        if (m == END) {
-            return false;
-        }
-        if (m != null) {
-            handle(m);
+            try {
+                handle(e.message);
+            } finally {
+                // Its bytes counted until now: a batch being executed is still memory.
+                inbound.release(e);
+            }
+            e = i + 1 < MAX_DRAIN ? inbound.poll() : null;
         }
         return true;
     }
@@ -615,6 +628,7 @@ final class InstanceExecutor {
 
     /** Releases the executor's own resources. User close/cleanup is not called, as Storm on kill. */
     void shutdown() {
+        sink.close();
         if (sharedExecutor != null) {
             sharedExecutor.shutdownNow();
         }
@@ -641,6 +655,26 @@ final class InstanceExecutor {
             }
         }
         return dflt;
+    }
+
+    /** A positive size in bytes from the config; {@code dflt} when unset or not a positive integer. */
+    static long positiveLongConf(Map<String, Object> conf, String key, long dflt) {
+        Object v = conf.get(key);
+        long parsed = -1;
+        if (v instanceof Number) {
+            parsed = ((Number) v).longValue();
+        } else if (v instanceof String) {
+            try {
+                parsed = Long.parseLong(((String) v).trim());
+            } catch (NumberFormatException e) {
+                parsed = -1;
+            }
+        }
+        if (v != null && parsed <= 0) {
+            LOG.warn("Ignoring config {}={}: not a positive number of bytes; using {}", key, v, dflt);
+            return dflt;
+        }
+        return v == null ? dflt : parsed;
     }
 
     /** Storm: topology.acker.executors null means one acker per worker, 0 disables acking. */

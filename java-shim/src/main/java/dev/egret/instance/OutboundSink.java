@@ -5,33 +5,55 @@ import dev.egret.proto.InstanceToStreamManager;
 import dev.egret.proto.ReportedError;
 import dev.egret.proto.TupleBatch;
 import dev.egret.proto.TupleData;
+import dev.egret.wire.FrameChannel;
 import java.io.IOException;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The outgoing batch of an instance: tuples and ledger updates ({@link AckEntry}) accumulate
- * until {@code batchSize} entries (tuples plus acks) are buffered or {@code flushNanos} have
- * passed since the first one, then go out as one {@code InstanceToStreamManager{tuples}}
- * frame.
+ * The outgoing side of an instance: tuples and ledger updates ({@link AckEntry}) accumulate
+ * in the current batch until {@code batchSize} entries (tuples plus acks) or
+ * {@link #MAX_BATCH_BYTES} encoded bytes (a quarter of the queue bound, if less) are
+ * buffered, or {@code flushNanos} have passed since the first one; the batch is then sealed
+ * as one {@code InstanceToStreamManager{tuples}} frame and queued for the writer thread,
+ * which writes queued frames in order.
+ *
+ * <p>Why a writer thread: the stream manager stops reading a throttled spout's socket (its
+ * backpressure), and a write then blocks. Only the writer thread blocks; the executor goes
+ * on with tree events (ack/fail callbacks), ticks and state changes. The queue of sealed
+ * frames is bounded in bytes ({@code queueBytes}, the frame being written included): an
+ * emitting thread that seals a batch while the queue holds more than that waits for room,
+ * which is how a bolt whose output is not read pushes back on its input. A spout's executor
+ * asks {@link #writable()} before {@code nextTuple} and does not call it while the queue is
+ * over half its bound, so it does not fill the queue while it cannot drain, and in practice
+ * never blocks in an emit; the writer wakes it ({@code onWritable}) once the queue has
+ * drained below half. The flush timer lives in the writer thread too, so a bolt busy with a
+ * long inbound batch still sends its acks every {@code flushNanos}.
  *
  * <p>Ordering: the stream manager applies a batch's acks before routing its tuples. Entries
  * handed over together by {@link #add(List, List)} are appended under one lock, acks first,
- * and a size-triggered flush only happens after both are in; so an INIT always travels in
- * the same batch as (or an earlier batch than) the first tuple of its tree.
+ * and a batch is only sealed after both are in; so an INIT always travels in the same batch
+ * as (or an earlier batch than) the first tuple of its tree. Control frames (ready, stats,
+ * errors) are queued behind the entries buffered before them.
  *
- * <p>Connection: the sink writes to the current {@link FrameWriter}. When a write fails the
- * sink drops the buffered entries, closes that writer (which ends the reader thread, and so
- * tells the executor) and discards everything handed to it until {@link #connect} gives it
- * a new writer. Callers, including user threads, never see the failure: the tuples are lost
- * as on a crash, and acking replays them.
+ * <p>Connection: the writer thread writes to the current {@link FrameWriter}. When a write
+ * fails the sink drops the buffered and queued entries, closes that writer (which ends the
+ * reader thread, and so tells the executor) and discards everything handed to it until
+ * {@link #connect} gives it a new writer. Callers, including user threads, never see the
+ * failure: the tuples are lost as on a crash, and acking replays them. A write to an old
+ * writer that fails after a reconnect is ignored (a generation number tells them apart).
  *
- * <p>Thread-safety: every method synchronizes on this sink, so user threads may emit
- * concurrently with the executor thread. Writes block while the stream manager does not
- * read (its backpressure), which in turn blocks the emitting thread: memory stays bounded
- * by one batch.
+ * <p>Direct mode (the 3-argument constructor, for tests): no writer thread; frames are
+ * written by the thread that seals them, and the caller drives the timer with
+ * {@link #flushIfDue}.
+ *
+ * <p>Thread-safety: one lock guards the state; writes happen outside it (except in direct
+ * mode), so emitting threads only wait for a full queue, never for the socket.
  */
 final class OutboundSink {
     private static final Logger LOG = LoggerFactory.getLogger("dev.egret.instance.Executor");
@@ -47,71 +69,137 @@ final class OutboundSink {
 
     /** Entries emitted before {@code ready} (in open/prepare) are held, but not without limit. */
     private static final int MAX_HELD_BEFORE_READY = 100_000;
+    /**
+     * Encoded bytes of one outgoing batch: it is sealed once it holds this much (so a batch
+     * of big tuples is never a huge frame). Matches the stream manager's cap on the batches
+     * its writers merge.
+     */
+    static final int MAX_BATCH_BYTES = 1 << 20;
+    /** Default bound of the queue of sealed frames ({@code egret.instance.outbound.bytes}). */
+    static final long DEFAULT_QUEUE_BYTES = 1L << 20;
+    /** Per-entry overhead inside a batch (field tag and length). */
+    private static final int ENTRY_OVERHEAD = 6;
+
+    /** A sealed frame waiting for the writer. */
+    private static final class Frame {
+        final InstanceToStreamManager message;
+        final long bytes;
+        /** Tuples and acks in it (counted as dropped if it is). */
+        final int entries;
+
+        Frame(InstanceToStreamManager message, int entries) {
+            this.message = message;
+            this.bytes = (long) message.getSerializedSize() + FrameChannel.LENGTH_BYTES;
+            this.entries = entries;
+        }
+    }
 
     private final int batchSize;
     private final long flushNanos;
-    private volatile Runnable onFirstBuffered = () -> { };
-    private volatile Thread executorThread;
+    private final long queueBytes;
+    /** A batch is sealed at this many bytes: {@link #MAX_BATCH_BYTES}, or a quarter of the queue if less. */
+    private final long batchBytes;
+    private final boolean direct;
+    private final ReentrantLock lock = new ReentrantLock();
+    /** The writer thread waits here for a frame or the flush deadline. */
+    private final Condition work = lock.newCondition();
+    /** Threads wait here for room in the queue, or for it to drain. */
+    private final Condition room = lock.newCondition();
+    private volatile Runnable onWritable = () -> { };
+
+    // Everything below is guarded by lock.
     private FrameWriter writer;
+    /** Bumped by every connect: a failed write to an older writer is not this connection's failure. */
+    private long generation;
     /** False until the first ready: entries are held. */
     private boolean ready;
     /** True between a lost connection and the next {@link #connect}: entries are discarded. */
     private boolean disconnected;
+    private boolean closed;
     private long dropped;
     private List<TupleData> tuples;
     private List<AckEntry> acks;
+    private long bufferedBytes;
     private long firstBufferedAt;
+    private final ArrayDeque<Frame> queue = new ArrayDeque<>();
+    /** Bytes of the queued frames and of the frame being written. */
+    private long queuedBytes;
+    /** The frame the writer thread is writing, or null. */
+    private Frame writing;
+    /** A spout's executor found the queue too full and waits for {@link #onWritable}. */
+    private boolean wakeWhenWritable;
+    private Thread writerThread;
 
+    /** Direct mode: frames are written by the calling thread (tests). */
     OutboundSink(FrameWriter writer, int batchSize, long flushNanos) {
+        this(writer, batchSize, flushNanos, Long.MAX_VALUE, true);
+    }
+
+    /** With a writer thread and a queue of sealed frames bounded to {@code queueBytes}. */
+    OutboundSink(FrameWriter writer, int batchSize, long flushNanos, long queueBytes) {
+        this(writer, batchSize, flushNanos, queueBytes, false);
+    }
+
+    private OutboundSink(FrameWriter writer, int batchSize, long flushNanos, long queueBytes, boolean direct) {
         this.writer = writer;
         this.batchSize = Math.max(1, batchSize);
         this.flushNanos = Math.max(0, flushNanos);
-        this.tuples = new ArrayList<>(this.batchSize);
+        this.queueBytes = Math.max(1, queueBytes);
+        this.batchBytes = Math.max(1, Math.min(MAX_BATCH_BYTES, this.queueBytes / 4));
+        this.direct = direct;
+        this.tuples = new ArrayList<>(Math.min(this.batchSize, 1024));
         this.acks = new ArrayList<>();
     }
 
-    /**
-     * Wakes the executor when a thread other than the executor's buffers the first entry of
-     * a batch, so the time-based flush is not delayed by the executor's idle wait.
-     */
-    void onFirstBufferedByOtherThread(Thread executor, Runnable wake) {
-        this.executorThread = executor;
-        this.onFirstBuffered = wake;
+    /** Called (on the writer thread) when the queue drains below half after {@link #writable()} said no. */
+    void onWritable(Runnable wake) {
+        this.onWritable = wake;
     }
 
-    synchronized void add(TupleData tuple) {
-        if (disconnected) {
-            dropped++;
-            return;
+    void add(TupleData tuple) {
+        lock.lock();
+        try {
+            if (disconnected) {
+                dropped++;
+                return;
+            }
+            boolean first = isEmpty();
+            tuples.add(tuple);
+            bufferedBytes += tuple.getSerializedSize() + ENTRY_OVERHEAD;
+            afterAdd(first);
+        } finally {
+            lock.unlock();
         }
-        boolean first = isEmpty();
-        tuples.add(tuple);
-        afterAdd(first);
     }
 
-    synchronized void addAck(AckEntry ack) {
-        if (disconnected) {
-            dropped++;
-            return;
-        }
-        boolean first = isEmpty();
-        acks.add(ack);
-        afterAdd(first);
+    void addAck(AckEntry ack) {
+        add(List.of(ack), List.of());
     }
 
-    /** Appends acks, then tuples, atomically: a size flush never separates them in the wrong order. */
-    synchronized void add(List<AckEntry> newAcks, List<TupleData> newTuples) {
+    /** Appends acks, then tuples, atomically: a batch is never sealed between them. */
+    void add(List<AckEntry> newAcks, List<TupleData> newTuples) {
         if (newAcks.isEmpty() && newTuples.isEmpty()) {
             return;
         }
-        if (disconnected) {
-            dropped += newAcks.size() + newTuples.size();
-            return;
+        lock.lock();
+        try {
+            if (disconnected) {
+                dropped += newAcks.size() + newTuples.size();
+                return;
+            }
+            boolean first = isEmpty();
+            for (AckEntry a : newAcks) {
+                acks.add(a);
+                bufferedBytes += a.getSerializedSize() + ENTRY_OVERHEAD;
+            }
+            for (TupleData t : newTuples) {
+                tuples.add(t);
+                bufferedBytes += t.getSerializedSize() + ENTRY_OVERHEAD;
+            }
+            afterAdd(first);
+        } finally {
+            lock.unlock();
         }
-        boolean first = isEmpty();
-        acks.addAll(newAcks);
-        tuples.addAll(newTuples);
-        afterAdd(first);
     }
 
     private boolean isEmpty() {
@@ -122,6 +210,7 @@ final class OutboundSink {
         return tuples.size() + acks.size();
     }
 
+    /** Under the lock. */
     private void afterAdd(boolean first) {
         if (first) {
             firstBufferedAt = System.nanoTime();
@@ -133,113 +222,361 @@ final class OutboundSink {
             }
             return;
         }
-        if (size() >= batchSize) {
-            flush();
-        } else if (first && Thread.currentThread() != executorThread) {
-            onFirstBuffered.run();
+        if (size() >= batchSize || bufferedBytes >= batchBytes) {
+            seal();
+            awaitRoom();
+        } else if (first && !direct) {
+            // The writer thread now has a flush deadline to keep.
+            work.signal();
         }
     }
 
-    /** Flushes when the oldest buffered entry has waited the flush interval. */
-    synchronized void flushIfDue(long nowNanos) {
-        if (!isEmpty() && nowNanos - firstBufferedAt >= flushNanos) {
-            flush();
+    /** Under the lock: waits while the queue is over its bound and could still drain. */
+    private void awaitRoom() {
+        boolean interrupted = false;
+        while (queuedBytes > queueBytes && !disconnected && !closed) {
+            try {
+                room.await();
+            } catch (InterruptedException e) {
+                // The entries are queued already; let the caller see its interrupt afterwards.
+                interrupted = true;
+                break;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * Whether a spout may call {@code nextTuple}: the queue and the current batch hold less
+     * than half the queue's bound (or the connection is gone, and entries are discarded
+     * anyway). When not, {@code onWritable} runs once they do. The other half is room for
+     * what one {@code nextTuple} emits, so a spout does not block in an emit.
+     */
+    boolean writable() {
+        lock.lock();
+        try {
+            if (disconnected || closed || (queuedBytes + bufferedBytes) * 2 < queueBytes) {
+                return true;
+            }
+            wakeWhenWritable = true;
+            return false;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Direct mode: flushes when the oldest buffered entry has waited the flush interval. */
+    void flushIfDue(long nowNanos) {
+        lock.lock();
+        try {
+            if (!isEmpty() && nowNanos - firstBufferedAt >= flushNanos) {
+                seal();
+            }
+        } finally {
+            lock.unlock();
         }
     }
 
     /** When the buffered entries must go out (nanoTime), or {@code Long.MAX_VALUE} when none are buffered. */
-    synchronized long flushDeadline() {
-        return isEmpty() ? Long.MAX_VALUE : firstBufferedAt + flushNanos;
+    long flushDeadline() {
+        lock.lock();
+        try {
+            return isEmpty() ? Long.MAX_VALUE : firstBufferedAt + flushNanos;
+        } finally {
+            lock.unlock();
+        }
     }
 
-    synchronized void flush() {
+    /** Seals the current batch now (Storm's collector {@code flush}); it is written in the background. */
+    void flush() {
+        lock.lock();
+        try {
+            seal();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Under the lock: moves the buffered entries, as one frame, to the queue. */
+    private void seal() {
         if (!ready || disconnected || isEmpty()) {
             return;
         }
         TupleBatch b = TupleBatch.newBuilder().addAllAcks(acks).addAllTuples(tuples).build();
         int entries = size();
-        tuples = new ArrayList<>(batchSize);
+        tuples = new ArrayList<>(Math.min(batchSize, 1024));
         acks = new ArrayList<>();
-        if (!send(InstanceToStreamManager.newBuilder().setTuples(b).build())) {
-            dropped += entries;
+        bufferedBytes = 0;
+        enqueue(new Frame(InstanceToStreamManager.newBuilder().setTuples(b).build(), entries));
+    }
+
+    /** Under the lock. */
+    private void enqueue(Frame f) {
+        if (disconnected) {
+            dropped += f.entries;
+            return;
+        }
+        queue.addLast(f);
+        queuedBytes += f.bytes;
+        if (direct) {
+            writeQueuedInline();
+        } else {
+            startWriterIfNeeded();
+            work.signal();
         }
     }
 
     /** Sends {@code ready}, then whatever was emitted during open/prepare. */
-    synchronized void sendReady() {
-        send(InstanceToStreamManager.newBuilder()
-                .setReady(dev.egret.proto.Empty.getDefaultInstance()).build());
-        if (disconnected) {
-            return;
+    void sendReady() {
+        lock.lock();
+        try {
+            enqueue(new Frame(InstanceToStreamManager.newBuilder()
+                    .setReady(dev.egret.proto.Empty.getDefaultInstance()).build(), 0));
+            if (disconnected) {
+                return;
+            }
+            ready = true;
+            seal();
+        } finally {
+            lock.unlock();
         }
-        ready = true;
-        flush();
     }
 
     /**
-     * Sends built-in statistics (after the buffered tuples, so the counts never run ahead of
-     * the tuples they describe). False when not connected or not ready: the caller keeps them.
+     * Queues built-in statistics (after the buffered tuples, so the counts never run ahead of
+     * the tuples they describe). False when not connected or not ready: the caller keeps
+     * them. A report queued but then lost with the connection is lost (as its tuples are).
      */
-    synchronized boolean sendStats(dev.egret.proto.StatsReport report) {
-        if (disconnected || !ready) {
-            return false;
+    boolean sendStats(dev.egret.proto.StatsReport report) {
+        lock.lock();
+        try {
+            if (disconnected || !ready) {
+                return false;
+            }
+            seal();
+            enqueue(new Frame(InstanceToStreamManager.newBuilder().setStats(report).build(), 0));
+            return !disconnected;
+        } finally {
+            lock.unlock();
         }
-        flush();
-        return send(InstanceToStreamManager.newBuilder().setStats(report).build());
     }
 
-    synchronized void sendError(int taskId, String message, boolean fatal) {
-        if (disconnected) {
-            LOG.warn("Not forwarding the error of task {} to the stream manager: not connected", taskId);
-            return;
+    void sendError(int taskId, String message, boolean fatal) {
+        lock.lock();
+        try {
+            if (disconnected) {
+                LOG.warn("Not forwarding the error of task {} to the stream manager: not connected", taskId);
+                return;
+            }
+            seal();
+            enqueue(new Frame(InstanceToStreamManager.newBuilder().setError(ReportedError.newBuilder()
+                    .setTaskId(taskId).setMessage(message).setFatal(fatal)).build(), 0));
+        } finally {
+            lock.unlock();
         }
-        if (ready) {
-            flush();
+    }
+
+    /**
+     * Waits up to {@code timeoutNanos} until everything queued has been written (or the
+     * connection is gone); true when it was. Before exiting on a fatal error, so the error
+     * reaches the stream manager.
+     */
+    boolean awaitWritten(long timeoutNanos) throws InterruptedException {
+        long left = timeoutNanos;
+        lock.lock();
+        try {
+            while ((!queue.isEmpty() || writing != null) && !disconnected && !closed) {
+                if (left <= 0) {
+                    return false;
+                }
+                left = room.awaitNanos(left);
+            }
+            return queue.isEmpty() && writing == null;
+        } finally {
+            lock.unlock();
         }
-        send(InstanceToStreamManager.newBuilder().setError(ReportedError.newBuilder()
-                .setTaskId(taskId).setMessage(message).setFatal(fatal)).build());
     }
 
     /**
      * The connection is gone (seen by the reader or by a failed write): drops the buffered
-     * entries and discards new ones until {@link #connect}. Returns how many entries were
-     * dropped since the last connect, buffered ones included.
+     * and queued entries and discards new ones until {@link #connect}. Returns how many
+     * entries were dropped since the last connect, buffered ones included.
      */
-    synchronized long disconnect() {
-        if (!disconnected) {
-            disconnected = true;
-            dropped += size();
-            tuples = new ArrayList<>(batchSize);
-            acks = new ArrayList<>();
+    long disconnect() {
+        lock.lock();
+        try {
+            disconnectLocked();
+            return dropped;
+        } finally {
+            lock.unlock();
         }
-        return dropped;
+    }
+
+    private void disconnectLocked() {
+        if (disconnected) {
+            return;
+        }
+        disconnected = true;
+        dropped += size();
+        tuples = new ArrayList<>(Math.min(batchSize, 1024));
+        acks = new ArrayList<>();
+        bufferedBytes = 0;
+        for (Frame f : queue) {
+            dropped += f.entries;
+            queuedBytes -= f.bytes;
+        }
+        queue.clear();
+        // Blocked emitters go on (their entries are discarded from now on).
+        room.signalAll();
     }
 
     /** A new connection: sends {@code ready} on it and resumes; entries dropped meanwhile stay lost. */
-    synchronized void connect(FrameWriter newWriter) {
-        writer = newWriter;
-        disconnected = false;
-        dropped = 0;
-        sendReady();
-    }
-
-    synchronized boolean isDisconnected() {
-        return disconnected;
-    }
-
-    /** False when the message could not be written (the sink is then disconnected). */
-    private boolean send(InstanceToStreamManager m) {
-        if (disconnected) {
-            return false;
-        }
+    void connect(FrameWriter newWriter) {
+        lock.lock();
         try {
-            writer.write(m);
-            return true;
-        } catch (IOException e) {
-            LOG.warn("Writing to the stream manager failed: {}; dropping the outgoing batch", e.getMessage());
-            disconnect();
-            writer.close();
-            return false;
+            writer = newWriter;
+            generation++;
+            disconnected = false;
+            dropped = 0;
+            sendReady();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    boolean isDisconnected() {
+        lock.lock();
+        try {
+            return disconnected;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Bytes queued for the writer, the frame being written included. */
+    long queuedBytes() {
+        lock.lock();
+        try {
+            return queuedBytes;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Stops the writer thread (the instance exits). A write in progress ends when the caller
+     * closes the connection; the thread is a daemon either way.
+     */
+    void close() {
+        lock.lock();
+        try {
+            closed = true;
+            work.signalAll();
+            room.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Direct mode, under the lock: writes every queued frame on this thread. */
+    private void writeQueuedInline() {
+        while (!queue.isEmpty() && !disconnected) {
+            Frame f = queue.pollFirst();
+            queuedBytes -= f.bytes;
+            try {
+                writer.write(f.message);
+            } catch (IOException | RuntimeException e) {
+                failed(f, e, writer);
+            }
+        }
+    }
+
+    /** Under the lock: a write of {@code f} to the current writer failed. */
+    private void failed(Frame f, Exception e, FrameWriter w) {
+        LOG.warn("Writing to the stream manager failed: {}; dropping the outgoing batches", e.getMessage());
+        dropped += f.entries;
+        disconnectLocked();
+        w.close();
+    }
+
+    private void startWriterIfNeeded() {
+        if (writerThread != null || closed) {
+            return;
+        }
+        writerThread = new Thread(this::writeLoop, "sm-writer");
+        writerThread.setDaemon(true);
+        writerThread.start();
+    }
+
+    /** The writer thread: seals batches on their flush deadline and writes queued frames in order. */
+    private void writeLoop() {
+        while (true) {
+            Frame f;
+            FrameWriter w;
+            long gen;
+            lock.lock();
+            try {
+                while (true) {
+                    if (closed) {
+                        return;
+                    }
+                    long now = System.nanoTime();
+                    boolean timed = ready && !disconnected && !isEmpty();
+                    if (timed && now - firstBufferedAt >= flushNanos) {
+                        seal();
+                        timed = false;
+                    }
+                    if (!queue.isEmpty() && !disconnected) {
+                        f = queue.pollFirst();
+                        w = writer;
+                        gen = generation;
+                        writing = f;
+                        break;
+                    }
+                    try {
+                        if (timed) {
+                            work.awaitNanos(firstBufferedAt + flushNanos - now);
+                        } else {
+                            work.await();
+                        }
+                    } catch (InterruptedException e) {
+                        // Not interrupted by the sink itself (an interrupt would close the
+                        // socket under a write); whoever did wants it gone.
+                        return;
+                    }
+                }
+            } finally {
+                lock.unlock();
+            }
+            Exception failure = null;
+            try {
+                w.write(f.message);
+            } catch (IOException | RuntimeException e) {
+                failure = e;
+            }
+            Runnable wake = null;
+            lock.lock();
+            try {
+                writing = null;
+                queuedBytes -= f.bytes;
+                if (failure != null && gen == generation && !disconnected) {
+                    failed(f, failure, w);
+                } else if (failure != null) {
+                    LOG.debug("A write to a replaced stream manager connection failed: {}", failure.getMessage());
+                }
+                if (wakeWhenWritable && (queuedBytes + bufferedBytes) * 2 < queueBytes) {
+                    wakeWhenWritable = false;
+                    wake = onWritable;
+                }
+                room.signalAll();
+            } finally {
+                lock.unlock();
+            }
+            if (wake != null) {
+                wake.run();
+            }
         }
     }
 }

@@ -122,20 +122,41 @@ final class FakeSm implements AutoCloseable {
         final FrameChannel channel;
         private final LinkedBlockingQueue<Object> in = new LinkedBlockingQueue<>();
         private static final Object CLOSED = new Object();
+        /** While true the reader does not read the socket (the stream manager's backpressure on a spout). */
+        private boolean paused;
 
         Conn(FrameChannel channel) {
             this.channel = channel;
             Thread t = new Thread(() -> {
                 try {
                     while (true) {
+                        awaitUnpaused();
                         in.add(channel.read(InstanceToStreamManager.parser()));
                     }
                 } catch (IOException e) {
+                    in.add(CLOSED);
+                } catch (InterruptedException e) {
                     in.add(CLOSED);
                 }
             }, "fake-sm-reader");
             t.setDaemon(true);
             t.start();
+        }
+
+        /** Stops reading the socket after the frame being read, if any. */
+        synchronized void pauseReading() {
+            paused = true;
+        }
+
+        synchronized void resumeReading() {
+            paused = false;
+            notifyAll();
+        }
+
+        private synchronized void awaitUnpaused() throws InterruptedException {
+            while (paused) {
+                wait();
+            }
         }
 
         void send(StreamManagerToInstance m) throws IOException {

@@ -10,7 +10,12 @@ import dev.egret.proto.TupleData;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Collections;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 
 class OutboundSinkTest {
@@ -92,5 +97,135 @@ class OutboundSinkTest {
         sink.add(tuple(5));
         assertEquals(2, w2.written.size());
         assertEquals(2, w2.written.get(1).getTuples().getTuplesCount());
+    }
+
+    /** A writer for the writer thread: thread-safe, optionally blocked on a latch or broken. */
+    private static final class SlowWriter implements OutboundSink.FrameWriter {
+        final List<InstanceToStreamManager> written = Collections.synchronizedList(new ArrayList<>());
+        volatile CountDownLatch gate = new CountDownLatch(0);
+        volatile boolean broken;
+        volatile boolean closed;
+
+        @Override
+        public void write(InstanceToStreamManager message) throws IOException {
+            try {
+                gate.await();
+            } catch (InterruptedException e) {
+                throw new IOException("interrupted", e);
+            }
+            if (broken) {
+                throw new IOException("broken pipe");
+            }
+            written.add(message);
+        }
+
+        @Override
+        public void close() {
+            closed = true;
+        }
+
+        int tuples() {
+            synchronized (written) {
+                return written.stream().mapToInt(m -> m.getTuples().getTuplesCount()).sum();
+            }
+        }
+    }
+
+    private static void await(String what, BooleanSupplier cond) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (!cond.getAsBoolean()) {
+            assertTrue(System.nanoTime() < deadline, what);
+            Thread.sleep(1);
+        }
+    }
+
+    private static TupleData bigTuple(int dest, int bytes) {
+        return TupleData.newBuilder().setDestTask(dest)
+                .setValues(com.google.protobuf.ByteString.copyFrom(new byte[bytes])).build();
+    }
+
+    @Test
+    void theWriterThreadFlushesOnTheTimerWhileTheCallerIsBusy() throws Exception {
+        SlowWriter w = new SlowWriter();
+        OutboundSink sink = new OutboundSink(w, 256, TimeUnit.MILLISECONDS.toNanos(5), 1 << 20);
+        sink.sendReady();
+        long t0 = System.nanoTime();
+        sink.addAck(ack(1));
+        // Nobody calls flush or flushIfDue: the writer thread's timer sends the ack.
+        await("the ack was not flushed by the timer", () -> w.written.size() == 2);
+        assertTrue(System.nanoTime() - t0 < TimeUnit.MILLISECONDS.toNanos(1000));
+        assertEquals(1, w.written.get(1).getTuples().getAcksCount());
+        sink.close();
+    }
+
+    @Test
+    void aBlockedWriteBlocksOnlyTheWriterUntilTheQueueIsFull() throws Exception {
+        SlowWriter w = new SlowWriter();
+        // 64 KiB queue; batches are sealed at 16 KiB (a quarter), each tuple ~1 KiB.
+        OutboundSink sink = new OutboundSink(w, 256, TimeUnit.SECONDS.toNanos(10), 64 * 1024);
+        AtomicInteger wakes = new AtomicInteger();
+        sink.onWritable(wakes::incrementAndGet);
+        sink.sendReady();
+        await("ready written", () -> w.written.size() == 1);
+        w.gate = new CountDownLatch(1);
+        // Below half the bound, a spout may go on.
+        int added = 0;
+        while (sink.writable()) {
+            sink.add(bigTuple(1, 1000));
+            added++;
+            assertTrue(added < 100, "writable() never said no");
+        }
+        assertTrue(sink.queuedBytes() <= 40 * 1024, "stopped late: " + sink.queuedBytes());
+        // An emitter that goes on anyway blocks once the queue is over its bound, not before.
+        AtomicBoolean blocked = new AtomicBoolean();
+        AtomicInteger more = new AtomicInteger();
+        Thread emitter = new Thread(() -> {
+            for (int i = 0; i < 200; i++) {
+                sink.add(bigTuple(1, 1000));
+                more.incrementAndGet();
+            }
+            blocked.set(false);
+        });
+        blocked.set(true);
+        emitter.setDaemon(true);
+        emitter.start();
+        Thread.sleep(200);
+        assertTrue(emitter.isAlive() && blocked.get(), "the emitter should wait for room");
+        assertTrue(sink.queuedBytes() <= 64 * 1024 + 17 * 1024, "over bound + one batch: " + sink.queuedBytes());
+        assertEquals(0, wakes.get());
+
+        w.gate.countDown();
+        emitter.join(5000);
+        assertEquals(200, more.get());
+        sink.flush();
+        int total = added + 200;
+        await("everything written", () -> w.tuples() == total);
+        assertTrue(wakes.get() >= 1, "the spout was not woken once the queue drained");
+        assertTrue(sink.writable());
+        sink.close();
+    }
+
+    @Test
+    void aFailedWriteOnTheWriterThreadDropsWhatIsQueuedAndDisconnects() throws Exception {
+        SlowWriter w = new SlowWriter();
+        OutboundSink sink = new OutboundSink(w, 2, TimeUnit.SECONDS.toNanos(10), 1 << 20);
+        sink.sendReady();
+        await("ready written", () -> w.written.size() == 1);
+        w.broken = true;
+        sink.add(tuple(1));
+        sink.add(tuple(2));
+        await("the failed write disconnects", sink::isDisconnected);
+        assertTrue(w.closed);
+        sink.add(tuple(3));
+        assertEquals(3, sink.disconnect(), "two in the failed batch, one while disconnected");
+
+        SlowWriter w2 = new SlowWriter();
+        sink.connect(w2);
+        sink.add(List.of(ack(9)), List.of(tuple(4), tuple(5)));
+        await("ready and one batch on the new connection", () -> w2.written.size() == 2);
+        assertEquals(InstanceToStreamManager.MessageCase.READY, w2.written.get(0).getMessageCase());
+        assertEquals(1, w2.written.get(1).getTuples().getAcksCount(), "the ack travels with its tuples");
+        assertEquals(2, w2.written.get(1).getTuples().getTuplesCount());
+        sink.close();
     }
 }

@@ -1,0 +1,163 @@
+package dev.egret.instance;
+
+import java.util.ArrayDeque;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The executor's input queue, bounded in bytes (the frame sizes of the messages it holds)
+ * and in messages. The reader thread {@link #put}s each frame it reads and blocks while the
+ * queue is full, so it stops reading the socket and the stream manager's writer, then its
+ * queue, feel the pressure (its backpressure counts those bytes, not the instance's).
+ *
+ * <p>Bytes stay counted until the executor has handled the message ({@link #release}), not
+ * only until it takes it: a batch of tuples that takes seconds to execute is still memory.
+ * So the instance holds at most {@code maxBytes} of inbound messages, plus the one frame the
+ * reader has read and is waiting to put; a single message larger than the bound is admitted
+ * when the queue is otherwise empty (the frame cap bounds it), so a big frame never blocks
+ * the reader forever.
+ *
+ * <p>Control entries (the end of the stream, wake-ups) weigh 0 bytes; {@link #offer} never
+ * blocks and gives up when the message cap is reached.
+ *
+ * <p>Thread-safety: one lock; any number of producers and consumers.
+ */
+final class InboundQueue {
+    /** One queued message and the bytes it counts for. */
+    static final class Entry {
+        final Object message;
+        final int bytes;
+
+        Entry(Object message, int bytes) {
+            this.message = message;
+            this.bytes = bytes;
+        }
+    }
+
+    private final long maxBytes;
+    private final int maxMessages;
+    private final ArrayDeque<Entry> entries = new ArrayDeque<>();
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition notEmpty = lock.newCondition();
+    private final Condition notFull = lock.newCondition();
+    /** Bytes of the queued messages plus those taken but not released yet. */
+    private long bytes;
+
+    InboundQueue(long maxBytes, int maxMessages) {
+        if (maxBytes <= 0 || maxMessages <= 0) {
+            throw new IllegalArgumentException("bounds must be positive: " + maxBytes + " bytes, "
+                    + maxMessages + " messages");
+        }
+        this.maxBytes = maxBytes;
+        this.maxMessages = maxMessages;
+    }
+
+    /** Appends a message of {@code size} bytes, waiting while the queue is full. */
+    void put(Object message, int size) throws InterruptedException {
+        int weight = Math.max(0, size);
+        lock.lockInterruptibly();
+        try {
+            while (entries.size() >= maxMessages || (bytes > 0 && bytes + weight > maxBytes)) {
+                notFull.await();
+            }
+            entries.addLast(new Entry(message, weight));
+            bytes += weight;
+            notEmpty.signal();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Appends a 0-byte message unless the message cap is reached; never blocks. */
+    boolean offer(Object message) {
+        lock.lock();
+        try {
+            if (entries.size() >= maxMessages) {
+                return false;
+            }
+            entries.addLast(new Entry(message, 0));
+            notEmpty.signal();
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The next entry, or null; its bytes stay counted until {@link #release}. */
+    Entry poll() {
+        lock.lock();
+        try {
+            return take();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The next entry, waiting up to {@code timeout}; null when none came. */
+    Entry poll(long timeout, TimeUnit unit) throws InterruptedException {
+        long nanos = unit.toNanos(timeout);
+        lock.lockInterruptibly();
+        try {
+            while (entries.isEmpty()) {
+                if (nanos <= 0) {
+                    return null;
+                }
+                nanos = notEmpty.awaitNanos(nanos);
+            }
+            return take();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Under the lock: removes the head; a reader waiting on the message cap may go on. */
+    private Entry take() {
+        Entry e = entries.pollFirst();
+        if (e != null) {
+            notFull.signalAll();
+        }
+        return e;
+    }
+
+    /** The executor is done with {@code e}: its bytes no longer count. */
+    void release(Entry e) {
+        if (e == null || e.bytes == 0) {
+            return;
+        }
+        lock.lock();
+        try {
+            bytes -= e.bytes;
+            notFull.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Bytes held: queued plus taken and not released. */
+    long bytes() {
+        lock.lock();
+        try {
+            return bytes;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    int size() {
+        lock.lock();
+        try {
+            return entries.size();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    long maxBytes() {
+        return maxBytes;
+    }
+
+    int maxMessages() {
+        return maxMessages;
+    }
+}
