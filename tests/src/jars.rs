@@ -215,10 +215,15 @@ impl LogScanner {
     }
 
     fn read_new(&mut self, path: &Path, watch: &mut dyn LogWatch) {
-        let offset = self.offsets.get(path).copied().unwrap_or(0);
         let Ok(mut file) = File::open(path) else {
             return;
         };
+        let mut offset = self.offsets.get(path).copied().unwrap_or(0);
+        if file.metadata().is_ok_and(|m| m.len() < offset) {
+            // Truncated and rewritten: read it again from the start.
+            offset = 0;
+            self.partial.remove(path);
+        }
         if file.seek(SeekFrom::Start(offset)).is_err() {
             return;
         }

@@ -15,7 +15,9 @@ import org.apache.storm.tuple.Values;
  * A spout emitting a value of a class not registered with Kryo
  * ({@link UnregisteredPayload}) with the Java-serialization fallback off, toward a bolt
  * in another executor: the submission succeeds, and the emit fails at run time with an
- * error naming the class (in the spout instance's log), as in Storm.
+ * error naming the class (in the spout instance's log), as in Storm. Two workers: with one,
+ * Storm would pass the tuple by reference and so would never need the registration (Egret
+ * then serializes unregistered classes by name instead of failing).
  *
  * <p>Arguments: {@code <topology name> <output dir>}.
  */
@@ -58,6 +60,7 @@ public final class UnregisteredClassTopology {
 
         Config conf = new Config();
         conf.setFallBackOnJavaSerialization(false);
+        conf.setNumWorkers(2);
         StormSubmitter.submitTopology(nameDir[0], conf, builder.createTopology());
     }
 }

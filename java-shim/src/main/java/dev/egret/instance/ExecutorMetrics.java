@@ -68,6 +68,8 @@ final class ExecutorMetrics {
     private long nextStatsAt = Long.MAX_VALUE;
     /** Deltas not yet delivered to the stream manager, by task. */
     private final Map<Integer, TaskStatsDelta> unsent = new LinkedHashMap<>();
+    /** Whether a report (even an empty one) has reached the stream manager. */
+    private boolean announced;
 
     ExecutorMetrics(String instanceId, String component, boolean spout, OutboundSink sink, boolean consumers,
                     Map<String, Object> topoConf, int port) {
@@ -120,7 +122,10 @@ final class ExecutorMetrics {
                     nextBucketAt.keySet());
         }
         if (statsIntervalNanos > 0) {
-            nextStatsAt = now + statsIntervalNanos;
+            // The first report goes out at once, empty if need be: the master then
+            // has statistics for every executor from the start, as Nimbus does,
+            // even for one that gets throttled before its first interval ends.
+            nextStatsAt = now;
         }
     }
 
@@ -187,13 +192,14 @@ final class ExecutorMetrics {
                 unsent.merge(t.taskId, d.toProto(t.taskId, spout), ExecutorMetrics::merge);
             }
         }
-        if (unsent.isEmpty()) {
+        if (unsent.isEmpty() && announced) {
             return;
         }
         StatsReport report = StatsReport.newBuilder().setTimestampMs(System.currentTimeMillis())
                 .setInstanceId(instanceId).addAllTasks(unsent.values()).build();
         if (sink.sendStats(report)) {
             unsent.clear();
+            announced = true;
         }
     }
 

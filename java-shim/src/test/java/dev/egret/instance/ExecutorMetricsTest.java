@@ -166,6 +166,13 @@ class ExecutorMetricsTest {
     void statsReportsAreExactDeltasAndSurviveAFailedWrite() {
         Rig r = new Rig("{\"egret.stats.interval.secs\": 5}", false);
         r.em.start(0);
+        // The first report goes out at once, empty: the master knows the executor.
+        assertEquals(0, r.em.nextDeadline());
+        r.em.tick(0);
+        List<StatsReport> announce = r.reports();
+        assertEquals(1, announce.size());
+        assertEquals("spout-0", announce.get(0).getInstanceId());
+        assertEquals(0, announce.get(0).getTasksCount());
         assertEquals(5 * SEC, r.em.nextDeadline());
         r.metrics.stats().emitted("default", 1);
         r.metrics.stats().emitted("default", 1);

@@ -128,9 +128,16 @@ class TupleValuesCodecTest {
         assertEquals(before + 1, PointAsText.writes);
     }
 
+    private static Map<String, Object> workers(int n) {
+        Map<String, Object> conf = new HashMap<>();
+        conf.put("topology.workers", n);
+        return conf;
+    }
+
     @Test
     void unregisteredClassFailsTheEmitNamingTheClass() {
-        TupleValuesCodec codec = new TupleValuesCodec(new HashMap<>());
+        // Several workers: Storm serializes between them, so registration is required.
+        TupleValuesCodec codec = new TupleValuesCodec(workers(2));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> codec.serialize(Arrays.asList("ok", new Money(5))));
         assertTrue(e.getMessage().contains("Class is not registered: " + Money.class.getName()), e.getMessage());
@@ -140,8 +147,77 @@ class TupleValuesCodecTest {
     }
 
     @Test
+    void unregisteredNonSerializableClassFailsWithSeveralWorkersEvenWithTheFallback() {
+        Map<String, Object> conf = workers(3);
+        conf.put("topology.fall.back.on.java.serialization", true);
+        TupleValuesCodec codec = new TupleValuesCodec(conf);
+        assertThrows(IllegalArgumentException.class, () -> codec.serialize(Arrays.asList(new Point(1, 2))));
+    }
+
+    /** Not Serializable, no no-arg constructor, and holding another unregistered class. */
+    public static final class Pair {
+        final Point left;
+        final String right;
+
+        Pair(Point left, String right) {
+            this.left = left;
+            this.right = right;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Pair && ((Pair) o).left.equals(left) && ((Pair) o).right.equals(right);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(left, right);
+        }
+    }
+
+    @Test
+    void singleWorkerRoundTripsUnregisteredSerializableAndPlainClasses() {
+        for (Object workers : Arrays.asList(1, 1L, "1")) {
+            Map<String, Object> conf = new HashMap<>();
+            conf.put("topology.workers", workers);
+            conf.put("topology.fall.back.on.java.serialization", false);
+            List<Object> values = Arrays.asList(new Money(7), new Point(1, 2), new Pair(new Point(3, 4), "r"), "s");
+            List<Object> back = roundTrip(conf, values);
+            assertEquals(values, back);
+            assertEquals(Pair.class, back.get(2).getClass());
+        }
+    }
+
+    @Test
+    void singleWorkerIsStormsDefaultWhenWorkersIsUnset() {
+        assertEquals(Arrays.asList(new Money(1)), roundTrip(new HashMap<>(), Arrays.asList(new Money(1))));
+    }
+
+    @Test
+    void singleWorkerWithTheFallbackStillRoundTripsNonSerializableClasses() {
+        Map<String, Object> conf = workers(1);
+        conf.put("topology.fall.back.on.java.serialization", true);
+        assertEquals(Arrays.asList(new Point(5, 6)), roundTrip(conf, Arrays.asList(new Point(5, 6))));
+    }
+
+    @Test
+    void singleWorkerUsesJavaSerializationForSerializableAndKryoForOthers() {
+        Kryo k = org.apache.storm.serialization.SerializationFactory.getKryo(workers(1));
+        assertEquals(org.apache.storm.serialization.SerializableSerializer.class,
+                k.getRegistration(Money.class).getSerializer().getClass());
+        assertEquals(com.esotericsoftware.kryo.serializers.FieldSerializer.class,
+                k.getRegistration(Point.class).getSerializer().getClass());
+        // Registered classes keep their ids and serializers.
+        Map<String, Object> conf = workers(1);
+        conf.put("topology.kryo.register", Arrays.asList(Money.class.getName()));
+        Kryo registered = org.apache.storm.serialization.SerializationFactory.getKryo(conf);
+        assertTrue(registered.getRegistration(Money.class).getId() >= 0);
+        assertTrue(k.getRegistration(Money.class).getId() < 0, "written by name");
+    }
+
+    @Test
     void javaSerializationFallbackRoundTripsSerializableClasses() {
-        Map<String, Object> conf = new HashMap<>();
+        Map<String, Object> conf = workers(2);
         conf.put("topology.fall.back.on.java.serialization", true);
         assertEquals(Arrays.asList(new Money(99), "x"), roundTrip(conf, Arrays.asList(new Money(99), "x")));
     }

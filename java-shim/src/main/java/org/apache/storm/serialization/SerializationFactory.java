@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.ServiceLoader;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.storm.serialization.types.ArrayListSerializer;
 import org.apache.storm.serialization.types.HashMapSerializer;
 import org.apache.storm.serialization.types.HashSetSerializer;
@@ -41,6 +42,8 @@ public class SerializationFactory {
         "org.apache.storm.messaging.netty.BackPressureStatus",
         "org.apache.storm.generated.NodeInfo",
     };
+
+    private static final AtomicBoolean WARNED_CUSTOM_FACTORY = new AtomicBoolean();
 
     public SerializationFactory() {
     }
@@ -89,7 +92,46 @@ public class SerializationFactory {
             }
         }
         kryoFactory.postDecorate(k, conf);
+        if (isSingleWorker(conf)) {
+            allowUnregistered(k);
+        }
         return k;
+    }
+
+    /**
+     * Whether Storm would run the topology in one worker JVM ({@code topology.workers} 1,
+     * Storm's default), passing every tuple by reference so that it never needs a Kryo
+     * registration. Egret runs each executor in its own JVM and must serialize anyway.
+     */
+    static boolean isSingleWorker(Map<String, Object> conf) {
+        Object workers = conf.get("topology.workers");
+        if (workers == null) {
+            return true;
+        }
+        if (workers instanceof Number) {
+            return ((Number) workers).intValue() == 1;
+        }
+        try {
+            return Integer.parseInt(String.valueOf(workers).trim()) == 1;
+        } catch (NumberFormatException e) {
+            return false;
+        }
+    }
+
+    private static void allowUnregistered(Kryo k) {
+        if (k instanceof DefaultKryoFactory.KryoSerializableDefault) {
+            ((DefaultKryoFactory.KryoSerializableDefault) k).passByReferenceMode();
+            return;
+        }
+        // A custom topology.kryo.factory: relax registration, keep its serializers.
+        if (k.isRegistrationRequired()) {
+            k.setRegistrationRequired(false);
+            if (!WARNED_CUSTOM_FACTORY.getAndSet(true)) {
+                LOG.warn("topology.workers is 1: Storm would pass tuples by reference, so Egret does not require"
+                        + " Kryo registration; unregistered classes are serialized by class name; register them"
+                        + " with topology.kryo.register for speed");
+            }
+        }
     }
 
     /** Registers the named classes with Kryo's default serializer, in order. */
