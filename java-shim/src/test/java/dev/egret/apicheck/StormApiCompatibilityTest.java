@@ -100,6 +100,29 @@ class StormApiCompatibilityTest {
     }
   }
 
+  /** The shim's defaults.yaml holds every key of storm-client's, with the same value. */
+  @Test
+  void defaultsYamlHasEveryStormDefault() throws IOException {
+    Path stormJar = Paths.get(requiredProperty("egret.apicheck.storm.jar"));
+    Map<String, Object> storm;
+    try (java.util.zip.ZipFile zip = new java.util.zip.ZipFile(stormJar.toFile());
+        InputStream in = zip.getInputStream(zip.getEntry("defaults.yaml"))) {
+      storm = new org.yaml.snakeyaml.Yaml().load(in);
+    }
+    Map<String, Object> ours = org.apache.storm.utils.Utils.readDefaultConfig();
+    List<String> problems = new ArrayList<>();
+    for (Map.Entry<String, Object> e : new TreeMap<>(storm).entrySet()) {
+      if (!ours.containsKey(e.getKey())) {
+        problems.add("missing: " + e.getKey());
+      } else if (!java.util.Objects.equals(String.valueOf(e.getValue()), String.valueOf(ours.get(e.getKey())))) {
+        problems.add("differs: " + e.getKey() + " = " + ours.get(e.getKey()) + " (Storm: " + e.getValue() + ")");
+      }
+    }
+    if (!problems.isEmpty()) {
+      fail("defaults.yaml does not match storm-client's:\n  " + String.join("\n  ", problems));
+    }
+  }
+
   private static String requiredProperty(String key) {
     String value = System.getProperty(key);
     if (value == null || value.isEmpty()) {
