@@ -17,7 +17,7 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context as _, bail};
-use egret_config::{ConfigMap, Environment, Layered};
+use egret_config::{ConfigMap, Layered};
 use egret_proto::Token;
 use egret_proto::frame::{decode_message, encode_message};
 use egret_proto::handshake;
@@ -554,21 +554,13 @@ async fn run_main(
     })
 }
 
-fn load(config_file: Option<PathBuf>, conf: &[String]) -> anyhow::Result<Layered> {
-    Ok(egret_config::load(
-        &Environment::from_process(),
-        config_file.as_deref(),
-        conf,
-    )?)
-}
-
 /// `egret jar`.
 pub async fn jar(
     config_file: Option<PathBuf>,
     conf: Vec<String>,
     args: SubmitArgs,
 ) -> anyhow::Result<()> {
-    let config = load(config_file, &conf)?;
+    let config = crate::manage::load_config(config_file.as_deref(), &conf)?;
     let outcome = run_main(&config, &args, false).await?;
     match outcome.failure {
         Some(e) => {
@@ -648,7 +640,7 @@ pub async fn local(
     args: SubmitArgs,
     ttl_secs: u64,
 ) -> anyhow::Result<()> {
-    let config = load(config_file, &conf)?;
+    let config = crate::manage::load_config(config_file.as_deref(), &conf)?;
     let outcome = run_main(&config, &args, true).await?;
     let launcher = outcome.launcher;
     let mut tail = outcome.tail.unwrap_or_default();

@@ -5,19 +5,27 @@ use egret_proto::frame::{DEFAULT_MAX_FRAME_BYTES, HELLO_MAX_BYTES};
 use egret_proto::v1::Topology;
 use tracing::warn;
 
+use crate::ConfigMap;
 use crate::FRAME_MAX_BYTES as MAX_FRAME_BYTES_KEY;
+
+/// The topology's merged config (`Topology.config_json`); an empty string is
+/// an empty config. The error says why the text is not a JSON object.
+pub fn config_map(topology: &Topology) -> Result<ConfigMap, String> {
+    if topology.config_json.trim().is_empty() {
+        return Ok(ConfigMap::new());
+    }
+    serde_json::from_str(&topology.config_json)
+        .map_err(|e| format!("config_json is not a JSON object: {e}"))
+}
 
 /// `egret.frame.max.bytes` from the topology config (default
 /// [`DEFAULT_MAX_FRAME_BYTES`]); a value that is not a positive integer is
 /// ignored with a warning, and the cap is never below the hello's own cap.
 pub fn max_frame_bytes(topology: &Topology) -> usize {
-    if topology.config_json.trim().is_empty() {
-        return DEFAULT_MAX_FRAME_BYTES;
-    }
-    let config: serde_json::Value = match serde_json::from_str(&topology.config_json) {
-        Ok(value) => value,
+    let config = match config_map(topology) {
+        Ok(config) => config,
         Err(err) => {
-            warn!(error = %err, "The topology config is not valid JSON; using the default frame cap.");
+            warn!(error = %err, "The topology config is unreadable; using the default frame cap.");
             return DEFAULT_MAX_FRAME_BYTES;
         }
     };

@@ -187,12 +187,7 @@ pub async fn run(options: ContainerOptions) -> Result<(), ContainerError> {
             index: options.index,
             topology: topology.id.clone(),
         })?;
-    let config: ConfigMap = if topology.config_json.trim().is_empty() {
-        ConfigMap::new()
-    } else {
-        serde_json::from_str(&topology.config_json)
-            .map_err(|e| ContainerError::Config(format!("config_json is not a JSON object: {e}")))?
-    };
+    let config = egret_config::topology::config_map(&topology).map_err(ContainerError::Config)?;
     let settings =
         JvmSettings::from_config(&config, &Environment::from_process(), &options.executable)?;
     let token = dir.read_token()?.to_hex();

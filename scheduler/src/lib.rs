@@ -83,35 +83,31 @@ impl LocalProcessScheduler {
     pub fn container_spec(&self, index: i32) -> ChildSpec {
         container_spec(&self.executable, &self.dir, index)
     }
+}
 
-    fn child_name(index: i32) -> String {
-        if index == 0 {
-            "tmaster".to_owned()
-        } else {
-            format!("container-{index}")
-        }
+/// The supervisor's name of container `index`'s child (also its log name).
+fn child_name(index: i32) -> String {
+    if index == 0 {
+        "tmaster".to_owned()
+    } else {
+        format!("container-{index}")
     }
 }
 
 /// The child process of container `index` of the topology in `dir`.
 pub fn container_spec(executable: &Path, dir: &TopologyDir, index: i32) -> ChildSpec {
     let dir_arg = dir.path().as_os_str().to_owned();
-    let (name, args) = if index == 0 {
-        (
-            "tmaster".to_owned(),
-            vec!["tmaster".into(), "--topology-dir".into(), dir_arg],
-        )
+    let name = child_name(index);
+    let args = if index == 0 {
+        vec!["tmaster".into(), "--topology-dir".into(), dir_arg]
     } else {
-        (
-            format!("container-{index}"),
-            vec![
-                "container".into(),
-                "--topology-dir".into(),
-                dir_arg,
-                "--index".into(),
-                index.to_string().into(),
-            ],
-        )
+        vec![
+            "container".into(),
+            "--topology-dir".into(),
+            dir_arg,
+            "--index".into(),
+            index.to_string().into(),
+        ]
     };
     ChildSpec {
         log_file: dir.log_file(&name),
@@ -143,7 +139,7 @@ impl Scheduler for LocalProcessScheduler {
         let restarted = self
             .supervisor
             .as_ref()
-            .is_some_and(|s| s.restart(&Self::child_name(container)));
+            .is_some_and(|s| s.restart(&child_name(container)));
         if restarted {
             Ok(())
         } else {

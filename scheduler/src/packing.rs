@@ -192,12 +192,7 @@ pub fn pack(topology: &Topology, options: &PackingOptions) -> Result<PackingPlan
 
 /// Packs a topology with the options of its own `config_json`.
 pub fn pack_topology(topology: &Topology) -> Result<PackingPlan, PackingError> {
-    let config: ConfigMap = if topology.config_json.trim().is_empty() {
-        ConfigMap::new()
-    } else {
-        serde_json::from_str(&topology.config_json)
-            .map_err(|e| PackingError::Config(format!("config_json is not a JSON object: {e}")))?
-    };
+    let config = egret_config::topology::config_map(topology).map_err(PackingError::Config)?;
     pack(topology, &PackingOptions::from_config(&config)?)
 }
 

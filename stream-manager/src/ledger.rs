@@ -166,11 +166,11 @@ impl Ledger {
     }
 
     pub fn init(&mut self, root: Root, xor: u64, now: Instant) -> Option<TreeEvent> {
-        if let Some((_, entry)) = self.find(&root) {
+        if let Some((bucket, entry)) = self.find(&root) {
             // A key chosen twice by the spout (2^-64 per pair): merge, as Storm's acker does.
             entry.xor ^= xor;
             let done = entry.xor == 0;
-            return done.then(|| self.complete(root, now)).flatten();
+            return done.then(|| self.complete(bucket, root, now)).flatten();
         }
         let init_us = self.micros(now);
         if xor == 0 {
@@ -185,20 +185,21 @@ impl Ledger {
     }
 
     pub fn ack(&mut self, root: Root, xor: u64, now: Instant) -> Option<TreeEvent> {
-        let Some((_, entry)) = self.find(&root) else {
+        let Some((bucket, entry)) = self.find(&root) else {
             self.late += 1;
             return None;
         };
         entry.xor ^= xor;
         if entry.xor == 0 {
-            self.complete(root, now)
+            self.complete(bucket, root, now)
         } else {
             None
         }
     }
 
-    fn complete(&mut self, root: Root, now: Instant) -> Option<TreeEvent> {
-        let entry = self.remove(&root)?;
+    /// Completes the tree of `root`, found in `bucket` (no search of the others).
+    fn complete(&mut self, bucket: usize, root: Root, now: Instant) -> Option<TreeEvent> {
+        let entry = self.buckets.get_mut(bucket)?.remove(&root)?;
         let latency_us = self.micros(now).saturating_sub(entry.init_us);
         self.record_completion(root.spout_task, latency_us);
         Some(completed(root, latency_us))

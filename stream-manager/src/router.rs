@@ -159,16 +159,20 @@ impl std::fmt::Display for Source<'_> {
     }
 }
 
+/// One destination of the router: its outbound queue, that queue's gauge and,
+/// for a local instance, its tree event queue.
+struct Slot {
+    queue: TupleSender,
+    gauge: Arc<Gauge>,
+    /// `None` for a peer stream manager (tree events only go to local spouts).
+    trees: Option<mpsc::Sender<Vec<TreeEvent>>>,
+}
+
 pub(crate) struct Router {
-    /// task id -> index into `queues`, and whether that destination is local.
+    /// task id -> index into `slots`, and whether that destination is local.
     routes: HashMap<i32, (usize, bool)>,
-    queues: Vec<TupleSender>,
-    /// The gauge of each queue, by the same index.
-    gauges: Vec<Arc<Gauge>>,
+    slots: Vec<Slot>,
     pressure: Arc<Pressure>,
-    /// Local task id -> index into `tree_queues` (its instance).
-    tree_routes: HashMap<i32, usize>,
-    tree_queues: Vec<mpsc::Sender<Vec<TreeEvent>>>,
     /// Task id -> component, for the ledger's metrics.
     components: HashMap<i32, String>,
     ledger: Mutex<Ledger>,
@@ -202,21 +206,17 @@ impl Router {
                     .insert(component.clone());
             }
         }
-        let mut queues = Vec::new();
-        let mut gauges = Vec::new();
-        let mut slots: HashMap<Destination, usize> = HashMap::new();
+        let mut slots: Vec<Slot> = Vec::new();
+        let mut slot_of: HashMap<Destination, usize> = HashMap::new();
         let mut receivers = Receivers {
             local: HashMap::new(),
             remote: HashMap::new(),
             trees: HashMap::new(),
         };
-        let mut tree_queues = Vec::new();
-        let mut tree_slots: HashMap<String, usize> = HashMap::new();
         let cap = merge_cap(&pressure.settings);
-        let mut add = |destination: Destination, queues: &mut Vec<TupleSender>| {
-            let (tx, rx) = mpsc::channel(QUEUE_CAPACITY);
-            slots.insert(destination.clone(), queues.len());
-            queues.push(tx);
+        let mut add = |destination: Destination| {
+            let (queue, rx) = mpsc::channel(QUEUE_CAPACITY);
+            slot_of.insert(destination.clone(), slots.len());
             let key = match &destination {
                 Destination::Local(id) => QueueKey::Instance(id.to_string()),
                 Destination::Remote(index) => QueueKey::Peer(*index),
@@ -226,53 +226,48 @@ impl Router {
                 .map(|c| c.iter().cloned().collect())
                 .unwrap_or_default();
             let gauge = Arc::new(Gauge::new(key, components, Arc::clone(&pressure)));
-            gauges.push(Arc::clone(&gauge));
             let rx = TupleReceiver {
                 rx,
-                gauge,
+                gauge: Arc::clone(&gauge),
                 held: None,
                 merge_cap: cap,
             };
-            match destination {
+            let trees = match destination {
                 Destination::Local(id) => {
                     receivers.local.insert(id.to_string(), rx);
                     let (tx, rx) = mpsc::channel(TREE_QUEUE_CAPACITY);
-                    tree_slots.insert(id.to_string(), tree_queues.len());
-                    tree_queues.push(tx);
                     receivers.trees.insert(id.to_string(), rx);
+                    Some(tx)
                 }
                 Destination::Remote(index) => {
                     receivers.remote.insert(index, rx);
+                    None
                 }
-            }
+            };
+            slots.push(Slot {
+                queue,
+                gauge,
+                trees,
+            });
         };
         for id in instances {
-            add(Destination::Local(id.as_str().into()), &mut queues);
+            add(Destination::Local(id.as_str().into()));
         }
         for &index in peers {
-            add(Destination::Remote(index), &mut queues);
+            add(Destination::Remote(index));
         }
         let mut routes = HashMap::new();
-        let mut tree_routes = HashMap::new();
         for &task in table.task_container().keys() {
             if let Some(destination) = table.destination(task)
-                && let Some(&slot) = slots.get(destination)
+                && let Some(&slot) = slot_of.get(destination)
             {
                 routes.insert(task, (slot, matches!(destination, Destination::Local(_))));
-                if let Destination::Local(id) = destination
-                    && let Some(&tree_slot) = tree_slots.get(id.as_ref())
-                {
-                    tree_routes.insert(task, tree_slot);
-                }
             }
         }
         let router = Self {
             routes,
-            queues,
-            gauges,
+            slots,
             pressure,
-            tree_routes,
-            tree_queues,
             components: table.task_components().clone(),
             ledger: Mutex::new(Ledger::new(Instant::now())),
             dropped: AtomicU64::new(0),
@@ -312,7 +307,7 @@ impl Router {
     /// queue, waiting while a queue is full.
     pub(crate) async fn route(&self, batch: TupleBatch, source: Source<'_>) {
         let mut groups: Vec<TupleBatch> = Vec::new();
-        groups.resize_with(self.queues.len(), TupleBatch::default);
+        groups.resize_with(self.slots.len(), TupleBatch::default);
         if !batch.acks.is_empty() {
             self.apply_acks(batch.acks, source, &mut groups);
         }
@@ -336,7 +331,7 @@ impl Router {
             if group.tuples.is_empty() && group.acks.is_empty() {
                 continue;
             }
-            let (Some(queue), Some(gauge)) = (self.queues.get(slot), self.gauges.get(slot)) else {
+            let Some(Slot { queue, gauge, .. }) = self.slots.get(slot) else {
                 continue;
             };
             // Counted before it enters the queue (the writer may take it out and
@@ -389,9 +384,9 @@ impl Router {
             return;
         }
         let mut per_instance: Vec<Vec<TreeEvent>> = Vec::new();
-        per_instance.resize_with(self.tree_queues.len(), Vec::new);
+        per_instance.resize_with(self.slots.len(), Vec::new);
         for (task, event) in events {
-            if let Some(&slot) = self.tree_routes.get(&task)
+            if let Some(&(slot, true)) = self.routes.get(&task)
                 && let Some(group) = per_instance.get_mut(slot)
             {
                 group.push(event);
@@ -402,7 +397,7 @@ impl Router {
                 continue;
             }
             let count = group.len() as u64;
-            if let Some(queue) = self.tree_queues.get(slot)
+            if let Some(queue) = self.slots.get(slot).and_then(|s| s.trees.as_ref())
                 && queue.try_send(group).is_err()
             {
                 let total = self.dropped_tree_events.fetch_add(count, Ordering::Relaxed) + count;

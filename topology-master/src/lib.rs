@@ -334,7 +334,7 @@ impl Shared {
 
     /// The topology's `topology.message.timeout.secs` (Storm's default 30).
     fn message_timeout_secs(&self) -> u32 {
-        serde_json::from_str::<serde_json::Value>(&self.topology.config_json)
+        egret_config::topology::config_map(&self.topology)
             .ok()
             .and_then(|config| config.get("topology.message.timeout.secs")?.as_u64())
             .and_then(|secs| u32::try_from(secs).ok())

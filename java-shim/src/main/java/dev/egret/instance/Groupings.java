@@ -3,6 +3,7 @@ package dev.egret.instance;
 import dev.egret.serialization.JavaSerialization;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -12,7 +13,6 @@ import org.apache.storm.generated.GlobalStreamId;
 import org.apache.storm.grouping.CustomStreamGrouping;
 import org.apache.storm.task.WorkerTopologyContext;
 import org.apache.storm.tuple.Fields;
-import org.apache.storm.utils.TupleUtils;
 
 /**
  * Storm's groupings, evaluated in the emitting task. Every chooser works on the
@@ -45,14 +45,15 @@ final class Groupings {
             }
             indexes[i] = outputFields.fieldIndex(groupFields.get(i));
         }
-        List<Integer> sorted = List.copyOf(targets);
-        int n = sorted.size();
+        List<List<Integer>> choices = singletons(List.copyOf(targets));
+        int n = choices.size();
         return (task, values) -> {
-            List<Object> keys = new ArrayList<>(indexes.length);
-            for (int idx : indexes) {
-                keys.add(values.get(idx));
+            // Storm's TupleUtils.chooseTaskIndex, without building a key list per emit.
+            Object[] keys = new Object[indexes.length];
+            for (int i = 0; i < indexes.length; i++) {
+                keys[i] = values.get(indexes[i]);
             }
-            return Collections.singletonList(sorted.get(TupleUtils.chooseTaskIndex(keys, n)));
+            return choices.get(Math.floorMod(Arrays.deepHashCode(keys), n));
         };
     }
 
@@ -68,8 +69,17 @@ final class Groupings {
 
     /** Storm's none grouping: a random task. */
     static TargetChooser none(List<Integer> targets) {
-        List<Integer> copy = List.copyOf(targets);
-        return (task, values) -> Collections.singletonList(copy.get(ThreadLocalRandom.current().nextInt(copy.size())));
+        List<List<Integer>> choices = singletons(targets);
+        return (task, values) -> choices.get(ThreadLocalRandom.current().nextInt(choices.size()));
+    }
+
+    /** One immutable single-task list per target, built once so an emit allocates none. */
+    private static List<List<Integer>> singletons(List<Integer> targets) {
+        List<List<Integer>> c = new ArrayList<>(targets.size());
+        for (Integer t : targets) {
+            c.add(Collections.singletonList(t));
+        }
+        return c;
     }
 
     /** Shuffle among the targets in the emitting instance's container, or among all when none is local. */
@@ -111,10 +121,7 @@ final class Groupings {
         private final AtomicInteger current = new AtomicInteger();
 
         Shuffle(List<Integer> targets) {
-            List<List<Integer>> c = new ArrayList<>(targets.size());
-            for (Integer t : targets) {
-                c.add(Collections.singletonList(t));
-            }
+            List<List<Integer>> c = singletons(targets);
             Collections.shuffle(c, ThreadLocalRandom.current());
             this.choices = c;
         }

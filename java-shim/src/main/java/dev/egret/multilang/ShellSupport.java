@@ -1,9 +1,9 @@
 package dev.egret.multilang;
 
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
 import java.util.Map;
 import org.apache.storm.Config;
+import org.apache.storm.metric.api.IMetric;
+import org.apache.storm.metric.api.rpc.IShellMetric;
 import org.apache.storm.multilang.ShellMsg;
 import org.apache.storm.task.TopologyContext;
 import org.apache.storm.utils.ObjectReader;
@@ -74,8 +74,7 @@ public final class ShellSupport {
 
     /**
      * The {@code metrics} command: updates the metric registered under {@code name} through
-     * its {@code updateMetricFromRPC(params)} (Storm's IShellMetric). Looked up reflectively
-     * so that multilang does not depend on how the metrics registry is built.
+     * its {@link IShellMetric#updateMetricFromRPC(Object)}.
      *
      * @throws RuntimeException when no such metric is registered, or it is not an IShellMetric
      */
@@ -84,32 +83,18 @@ public final class ShellSupport {
         if (name == null || name.isEmpty()) {
             throw new RuntimeException("A metrics command from the subprocess has no metric name");
         }
-        Object metric;
-        try {
-            Method get = context.getClass().getMethod("getRegisteredMetricByName", String.class);
-            metric = get.invoke(context, name);
-        } catch (NoSuchMethodException e) {
-            throw new RuntimeException("Metrics from multilang subprocesses are not supported by this context", e);
-        } catch (IllegalAccessException | InvocationTargetException e) {
-            throw new RuntimeException("Could not look up the metric " + name, e);
-        }
+        IMetric metric = context.getRegisteredMetricByName(name);
         if (metric == null) {
             throw new RuntimeException("Could not find metric by name[" + name + "]");
         }
-        Method update;
-        try {
-            update = metric.getClass().getMethod("updateMetricFromRPC", Object.class);
-        } catch (NoSuchMethodException e) {
+        if (!(metric instanceof IShellMetric shellMetric)) {
             throw new RuntimeException("The metric " + name + " (" + metric.getClass().getName()
-                    + ") is not an IShellMetric", e);
+                    + ") is not an IShellMetric");
         }
         try {
-            update.invoke(metric, msg.getMetricParams());
-        } catch (IllegalAccessException e) {
-            throw new RuntimeException("Could not update the metric " + name, e);
-        } catch (InvocationTargetException e) {
-            Throwable cause = e.getCause() == null ? e : e.getCause();
-            throw new RuntimeException("The metric " + name + " refused its update: " + cause.getMessage(), cause);
+            shellMetric.updateMetricFromRPC(msg.getMetricParams());
+        } catch (RuntimeException e) {
+            throw new RuntimeException("The metric " + name + " refused its update: " + e.getMessage(), e);
         }
     }
 

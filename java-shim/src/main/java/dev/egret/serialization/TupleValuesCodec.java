@@ -16,6 +16,8 @@ import org.apache.storm.serialization.SerializationFactory;
  */
 public final class TupleValuesCodec {
     private static final int INITIAL_BUFFER = 4096;
+    /** Detaches the input from a tuple's bytes after each read without allocating per tuple. */
+    private static final byte[] NO_BYTES = new byte[0];
 
     private final Kryo kryo;
     private final Output output = new Output(INITIAL_BUFFER, -1);
@@ -65,7 +67,7 @@ public final class TupleValuesCodec {
             kryo.reset();
             throw new IllegalArgumentException("Could not deserialize tuple values: " + firstLine(e), e);
         } finally {
-            input.setBuffer(new byte[0]);
+            input.setBuffer(NO_BYTES);
         }
     }
 
