@@ -10,6 +10,7 @@
 //!   submission commands run on a current-thread runtime on the main thread, so
 //!   the children's parent-death signal fires only when this process exits.
 
+mod bench;
 mod manage;
 mod metrics;
 mod stats;
@@ -112,6 +113,8 @@ enum Command {
         #[arg(long, default_value = ":all-time")]
         window: String,
     },
+    /// Run one topology jar on Apache Storm and on Egret, alternating, and compare throughput, latency, CPU and memory
+    Bench(Box<bench::BenchArgs>),
     /// (internal) Run a topology's scheduler
     #[command(hide = true)]
     Scheduler(RoleArgs),
@@ -228,6 +231,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 "{}",
                 current_thread_runtime()?.block_on(stats::show(&cluster, &name, &window))?
             );
+        }
+        Command::Bench(args) => {
+            let cfg = manage::load_config(config.config.as_deref(), &config.conf)?;
+            let java = cfg.get_str(egret_config::JAVA).unwrap_or("java").to_owned();
+            bench::run(*args, cfg.raw_options, java)?;
         }
         Command::Scheduler(role) => {
             let options = egret_scheduler::SchedulerOptions {

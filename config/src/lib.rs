@@ -27,6 +27,9 @@ pub const LOCAL_DIR: &str = "egret.local.dir";
 pub const SHIM_JAR: &str = "egret.shim.jar";
 pub const JAVA: &str = "egret.java";
 pub const INSTANCE_JVM_OPTS: &str = "egret.instance.jvm.opts";
+/// Jars appended to every instance JVM's classpath after the topology jar (a
+/// `:`-separated string or a list), e.g. a jar of `topology.auto.task.hooks`.
+pub const INSTANCE_CLASSPATH_EXTRA: &str = "egret.instance.classpath.extra";
 pub const BATCH_SIZE: &str = "egret.batch.size";
 pub const BATCH_FLUSH_MS: &str = "egret.batch.flush.ms";
 pub const FRAME_MAX_BYTES: &str = "egret.frame.max.bytes";

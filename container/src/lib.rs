@@ -53,6 +53,8 @@ pub struct JvmSettings {
     pub shim_jar: PathBuf,
     /// `egret.instance.jvm.opts`, split into arguments.
     pub jvm_opts: Vec<String>,
+    /// `egret.instance.classpath.extra`: jars after the topology jar.
+    pub classpath_extra: Vec<PathBuf>,
 }
 
 impl JvmSettings {
@@ -100,12 +102,37 @@ impl JvmSettings {
                 )));
             }
         };
+        let classpath_extra = match get(egret_config::INSTANCE_CLASSPATH_EXTRA) {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::String(s)) => s
+                .split(':')
+                .filter(|p| !p.trim().is_empty())
+                .map(PathBuf::from)
+                .collect(),
+            Some(Value::Array(items)) => items
+                .iter()
+                .map(|item| match item {
+                    Value::String(s) => Ok(PathBuf::from(s)),
+                    other => Err(ContainerError::Config(format!(
+                        "{} must be a path list, found an item {other}",
+                        egret_config::INSTANCE_CLASSPATH_EXTRA
+                    ))),
+                })
+                .collect::<Result<_, _>>()?,
+            Some(other) => {
+                return Err(ContainerError::Config(format!(
+                    "{} must be a ':'-separated string or a list of paths, found {other}",
+                    egret_config::INSTANCE_CLASSPATH_EXTRA
+                )));
+            }
+        };
         let shim_jar =
             egret_config::resolve_shim_jar(config, executable).map_err(ContainerError::Config)?;
         Ok(Self {
             java,
             shim_jar,
             jvm_opts,
+            classpath_extra,
         })
     }
 }
@@ -124,6 +151,10 @@ pub fn instance_spec(
     let mut classpath = settings.shim_jar.as_os_str().to_owned();
     classpath.push(":");
     classpath.push(dir.jar().as_os_str());
+    for extra in &settings.classpath_extra {
+        classpath.push(":");
+        classpath.push(extra.as_os_str());
+    }
     args.push(classpath);
     args.push(INSTANCE_MAIN.into());
     ChildSpec {
@@ -245,6 +276,7 @@ mod tests {
             java: "/opt/jdk/bin/java".into(),
             shim_jar: "/opt/egret/egret-shim.jar".into(),
             jvm_opts: vec!["-XX:+UseSerialGC".into(), "-Xss512k".into()],
+            classpath_extra: Vec::new(),
         };
         let dir = TopologyDir::new("/s/topologies/wc");
         let instance = InstancePlan {
@@ -279,6 +311,19 @@ mod tests {
             PathBuf::from("/s/topologies/wc/logs/count-1.log")
         );
         assert_eq!(spec.name, "count-1");
+
+        let with_extra = JvmSettings {
+            classpath_extra: vec!["/b/hook.jar".into(), "/b/more.jar".into()],
+            ..settings
+        };
+        let spec = instance_spec(&with_extra, &dir, 2, &instance, "abcd");
+        assert!(
+            spec.display_command().ends_with(
+                "-cp /opt/egret/egret-shim.jar:/s/topologies/wc/topology.jar:/b/hook.jar:/b/more.jar dev.egret.instance.InstanceMain"
+            ),
+            "{}",
+            spec.display_command()
+        );
     }
 
     #[test]
@@ -306,6 +351,25 @@ mod tests {
         assert_eq!(s.java, PathBuf::from("/opt/jdk/bin/java"));
         assert_eq!(s.jvm_opts, vec!["-XX:+UseSerialGC", "-Xss512k"]);
         assert_eq!(s.shim_jar, jar);
+        assert!(s.classpath_extra.is_empty());
+        config.insert(
+            egret_config::INSTANCE_CLASSPATH_EXTRA.into(),
+            json!("/a.jar:/b.jar"),
+        );
+        let s = JvmSettings::from_config(&config, &env(), Path::new("/nowhere/egret")).unwrap();
+        assert_eq!(
+            s.classpath_extra,
+            vec![PathBuf::from("/a.jar"), PathBuf::from("/b.jar")]
+        );
+        config.insert(
+            egret_config::INSTANCE_CLASSPATH_EXTRA.into(),
+            json!(["/c.jar"]),
+        );
+        let s = JvmSettings::from_config(&config, &env(), Path::new("/nowhere/egret")).unwrap();
+        assert_eq!(s.classpath_extra, vec![PathBuf::from("/c.jar")]);
+        config.insert(egret_config::INSTANCE_CLASSPATH_EXTRA.into(), json!(7));
+        assert!(JvmSettings::from_config(&config, &env(), Path::new("/nowhere/egret")).is_err());
+        config.remove(egret_config::INSTANCE_CLASSPATH_EXTRA);
         config.insert(
             egret_config::INSTANCE_JVM_OPTS.into(),
             json!(["-Da=b c", "-ea"]),

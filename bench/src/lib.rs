@@ -1,0 +1,60 @@
+//! `egret bench`: the same unchanged Storm topology jar and main class run on
+//! real Apache Storm and on Egret, alternating, each for a fixed duration, and
+//! measured the same way (docs/bench.md).
+//!
+//! - [`procs`]: CPU and peak RSS of each system's whole process tree, sampled
+//!   from `/proc` (outside the systems);
+//! - [`cumulative`] and [`histogram`]: the throughput and complete-latency
+//!   figures the Java task hook (`dev.egret.bench.LatencyHook`, registered
+//!   through `topology.auto.task.hooks` on both systems) writes per task;
+//! - [`runner`]: one measured run (spawn, wait for the first task, warm up,
+//!   measure, stop the whole tree);
+//! - [`plan`]: the command lines of each system and the alternation of rounds;
+//! - [`report`]: the terminal table, the Markdown report and the SVG chart.
+//!
+//! Invariants: every system is measured by the same code (same hook, same
+//! sampler, same window rule: cumulative figures at warm-up end subtracted from
+//! those at run end); a run never leaves a process behind, even on error.
+
+pub mod cumulative;
+pub mod histogram;
+pub mod plan;
+pub mod procs;
+pub mod report;
+pub mod runner;
+
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, thiserror::Error)]
+pub enum BenchError {
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot start {program}: {source}")]
+    Spawn {
+        program: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{system} exited ({status}) before the run ended; its log: {log}\n{tail}")]
+    EndedEarly {
+        system: String,
+        status: String,
+        log: PathBuf,
+        tail: String,
+    },
+    #[error("{0}")]
+    Setup(String),
+}
+
+impl BenchError {
+    pub(crate) fn io(path: &Path, source: std::io::Error) -> Self {
+        BenchError::Io {
+            path: path.to_owned(),
+            source,
+        }
+    }
+}

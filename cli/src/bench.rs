@@ -1,0 +1,253 @@
+//! `egret bench` (docs/bench.md): the same topology jar and main class on real
+//! Apache Storm and on Egret, alternating, measured the same way; the work is
+//! in the `egret-bench` crate, this module turns flags into its plan and prints.
+//!
+//! Invariants: every run's logs and hook files stay in the work directory
+//! (printed at the end); a failed run is reported and the others still run.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context as _, bail};
+use clap::Args;
+use egret_bench::plan::{self, Plan, Workload};
+use egret_bench::report::{self, Meta};
+use egret_bench::runner::{self, Timing};
+
+#[derive(Debug, Clone, Args)]
+#[command(after_help = "Examples:\n  \
+    egret bench --workload const-id-null --duration 30\n  \
+    egret bench --workload const-null --rounds 3 --report bench-out\n  \
+    egret bench --workload custom --jar app.jar --main com.acme.Topo -- arg1 arg2\n\n\
+    Global `-c key=value` options are given to both systems as topology config. \
+    Needs bench/storm-side built (./egret-dev build). See docs/bench.md.")]
+pub struct BenchArgs {
+    /// const-null (storm-perf ConstSpoutNullBoltTopo, acking off), const-id-null
+    /// (ConstSpoutIdBoltNullBoltTopo, acking on), wordcount (storm-perf
+    /// FileReadWordCountTopo), custom (--jar, --main, args after --)
+    #[arg(long, default_value = "const-id-null", value_name = "NAME")]
+    workload: String,
+    /// The topology jar (default: the workload's)
+    #[arg(long, value_name = "JAR")]
+    jar: Option<PathBuf>,
+    /// The main class (default: the workload's)
+    #[arg(long = "main", value_name = "CLASS")]
+    main_class: Option<String>,
+    /// Seconds measured per run (after the warm-up)
+    #[arg(long, default_value_t = 30, value_name = "SECS")]
+    duration: u64,
+    /// Seconds after the first task reports that are not measured
+    #[arg(long, default_value_t = 10, value_name = "SECS")]
+    warmup: u64,
+    /// Rounds: Storm, Egret, Storm, Egret...
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    rounds: u32,
+    /// topology.workers for both systems (default: what the topology sets)
+    #[arg(long, value_name = "N")]
+    workers: Option<u32>,
+    /// Which systems to run, in order
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "storm,egret",
+        value_name = "LIST"
+    )]
+    systems: Vec<String>,
+    /// Also run the no-framework ceiling (the spout and bolts called directly in one loop)
+    #[arg(long)]
+    ceiling: bool,
+    /// Write report.md and chart.svg to this directory
+    #[arg(long, value_name = "DIR")]
+    report: Option<PathBuf>,
+    /// Where runs keep their logs and hook files [default: a new directory under /tmp]
+    #[arg(long, value_name = "DIR")]
+    work_dir: Option<PathBuf>,
+    /// Seconds to wait for the first task to report through the hook before measuring processes only
+    #[arg(long, default_value_t = 120, value_name = "SECS")]
+    startup_timeout: u64,
+    /// The built bench/storm-side/target directory [default: found from the egret executable]
+    #[arg(long, value_name = "DIR")]
+    storm_side: Option<PathBuf>,
+    /// Extra JVM flags for Storm's JVM (whitespace-separated)
+    #[arg(long, value_name = "FLAGS", allow_hyphen_values = true)]
+    storm_jvm_opts: Option<String>,
+    /// Arguments to main() (after --; default: the workload's)
+    #[arg(last = true, value_name = "ARGS")]
+    args: Vec<String>,
+}
+
+fn m2_repository() -> PathBuf {
+    std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/root"))
+        .join(".m2/repository")
+}
+
+/// Runs `egret bench`; `conf` are the global `-c` options, `java` Egret's `egret.java`.
+pub fn run(args: BenchArgs, conf: Vec<String>, java: String) -> anyhow::Result<()> {
+    let workload = Workload::parse(&args.workload).with_context(|| {
+        format!(
+            "unknown workload '{}' (const-null, const-id-null, wordcount, custom)",
+            args.workload
+        )
+    })?;
+    if args.ceiling {
+        bail!(
+            "--ceiling is not available yet: it needs the topology captured without a cluster (docs/bench.md, \"The ceiling\")"
+        );
+    }
+    if args.duration == 0 || args.rounds == 0 {
+        bail!("--duration and --rounds must be at least 1");
+    }
+    let systems: Vec<&str> = args.systems.iter().map(String::as_str).collect();
+    if let Some(bad) = systems.iter().find(|s| !matches!(**s, "storm" | "egret")) {
+        bail!("unknown system '{bad}' in --systems (storm, egret)");
+    }
+    let executable = std::env::current_exe().context("cannot find the egret executable")?;
+    let storm_side = match args.storm_side {
+        Some(dir) => dir,
+        None => plan::find_storm_side_target(&executable).context(
+            "bench/storm-side is not built (no target/egret-bench-storm-side.jar found above the egret executable): run ./egret-dev build, or pass --storm-side DIR",
+        )?,
+    };
+    let hook_jar = absolute(&storm_side.join(plan::HOOK_JAR_NAME))?;
+    let classpath_file = storm_side.join(plan::STORM_CLASSPATH_NAME);
+    let storm_classpath = std::fs::read_to_string(&classpath_file)
+        .with_context(|| {
+            format!(
+                "cannot read the Storm classpath {}",
+                classpath_file.display()
+            )
+        })?
+        .trim()
+        .to_owned();
+
+    let work_dir = match args.work_dir {
+        Some(dir) => dir,
+        None => tempfile::Builder::new()
+            .prefix("egret-bench-")
+            .tempdir_in("/tmp")
+            .context("cannot create the work directory")?
+            .keep(),
+    };
+    std::fs::create_dir_all(&work_dir)
+        .with_context(|| format!("cannot create {}", work_dir.display()))?;
+    let work_dir = absolute(&work_dir)?;
+
+    let jar = match (&args.jar, workload.default_jar(&m2_repository())) {
+        (Some(jar), _) => jar.clone(),
+        (None, Some(jar)) => std::env::var_os("EGRET_STORM_PERF_JAR")
+            .map(PathBuf::from)
+            .unwrap_or(jar),
+        (None, None) => bail!("--workload custom needs --jar"),
+    };
+    let jar =
+        absolute(&jar).with_context(|| format!("the jar {} does not exist", jar.display()))?;
+    let main_class = match (&args.main_class, workload.main_class()) {
+        (Some(m), _) => m.clone(),
+        (None, Some(m)) => m.to_owned(),
+        (None, None) => bail!("--workload custom needs --main"),
+    };
+    let warmup = Duration::from_secs(args.warmup);
+    let duration = Duration::from_secs(args.duration);
+    let main_args = if args.args.is_empty() {
+        let words = work_dir.join("words.txt");
+        if workload == Workload::WordCount {
+            plan::write_words_file(&words)
+                .with_context(|| format!("cannot write {}", words.display()))?;
+        }
+        workload.default_args(warmup + duration, &words)
+    } else {
+        args.args.clone()
+    };
+    let mut topology_conf = conf;
+    if let Some(workers) = args.workers {
+        topology_conf.push(format!("topology.workers={workers}"));
+    }
+    let plan = Plan {
+        jar: jar.clone(),
+        main_class: main_class.clone(),
+        main_args,
+        conf: topology_conf,
+        hook_jar,
+        storm_classpath,
+        java: PathBuf::from(java),
+        storm_jvm_opts: args
+            .storm_jvm_opts
+            .as_deref()
+            .unwrap_or("")
+            .split_whitespace()
+            .map(str::to_owned)
+            .collect(),
+        egret: executable,
+        work_dir: work_dir.clone(),
+    };
+    let timing = Timing {
+        warmup,
+        duration,
+        startup_timeout: Duration::from_secs(args.startup_timeout),
+    };
+    println!(
+        "egret bench: {} ({} {}), {} s warm-up + {} s per run, {} round(s) of {}; work dir {}",
+        workload.name(),
+        jar.display(),
+        main_class,
+        args.warmup,
+        args.duration,
+        args.rounds,
+        systems.join(", "),
+        work_dir.display()
+    );
+    let mut results = Vec::new();
+    let mut failures = Vec::new();
+    for (system, round) in plan::schedule(&systems, args.rounds) {
+        let launch = match system.as_str() {
+            "storm" => plan.storm(round),
+            _ => plan.egret(round),
+        };
+        println!("round {round}: {system} ...");
+        match runner::run_measured(&launch, &timing, round) {
+            Ok(r) => {
+                if !r.hook_reported {
+                    println!(
+                        "  {system}: no task reported through topology.auto.task.hooks; only CPU and memory were measured"
+                    );
+                }
+                results.push(r);
+            }
+            Err(e) => {
+                eprintln!("error: {system} round {round}: {e}");
+                failures.push(format!("{system} round {round}"));
+            }
+        }
+    }
+    println!();
+    print!("{}", report::table(&results));
+    if let Some(dir) = &args.report {
+        let meta = Meta {
+            workload: workload.name().to_owned(),
+            jar: jar.display().to_string(),
+            main_class,
+            warmup_secs: args.warmup,
+            duration_secs: args.duration,
+            rounds: args.rounds,
+        };
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        let md = dir.join("report.md");
+        std::fs::write(&md, report::markdown(&meta, &results))
+            .with_context(|| format!("cannot write {}", md.display()))?;
+        let svg = dir.join("chart.svg");
+        std::fs::write(&svg, report::svg(&meta, &results))
+            .with_context(|| format!("cannot write {}", svg.display()))?;
+        println!("\nReport: {} and {}", md.display(), svg.display());
+    }
+    println!("Logs and hook files: {}", work_dir.display());
+    if !failures.is_empty() {
+        bail!("{} run(s) failed: {}", failures.len(), failures.join(", "));
+    }
+    Ok(())
+}
+
+fn absolute(path: &Path) -> anyhow::Result<PathBuf> {
+    std::fs::canonicalize(path).with_context(|| format!("{} does not exist", path.display()))
+}
