@@ -10,6 +10,7 @@
 //!   submission commands run on a current-thread runtime on the main thread, so
 //!   the children's parent-death signal fires only when this process exits.
 
+mod java_runtime;
 mod manage;
 mod metrics;
 mod stats;
