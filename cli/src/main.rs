@@ -11,6 +11,7 @@
 //!   the children's parent-death signal fires only when this process exits.
 
 mod bench;
+mod java_runtime;
 mod manage;
 mod metrics;
 mod stats;

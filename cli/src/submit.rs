@@ -105,6 +105,23 @@ pub fn check_jar(path: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// `egret.java.search.dirs`: a directory or a list of them.
+fn java_search_dirs(config: &Layered) -> anyhow::Result<Vec<PathBuf>> {
+    use crate::java_runtime::{DEFAULT_SEARCH_DIR, SEARCH_DIRS};
+    match config.merged.get(SEARCH_DIRS) {
+        None | Some(Value::Null) => Ok(vec![PathBuf::from(DEFAULT_SEARCH_DIR)]),
+        Some(Value::String(dir)) => Ok(vec![PathBuf::from(dir)]),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|item| match item {
+                Value::String(dir) => Ok(PathBuf::from(dir)),
+                other => bail!("{SEARCH_DIRS} must list directories, found an item {other}"),
+            })
+            .collect(),
+        Some(other) => bail!("{SEARCH_DIRS} must be a directory or a list of them, found {other}"),
+    }
+}
+
 /// The `storm.options` system property: each `key=value` URL-encoded, comma-separated.
 pub fn storm_options(raw: &[String]) -> String {
     raw.iter()
@@ -432,11 +449,20 @@ async fn run_main(
         egret_config::SHIM_JAR.into(),
         Value::String(shim.to_string_lossy().into_owned()),
     );
-    let java = config
+    let configured_java = config
         .get_str(egret_config::JAVA)
         .filter(|j| !j.trim().is_empty())
-        .unwrap_or("java")
-        .to_owned();
+        .unwrap_or("java");
+    let java = crate::java_runtime::choose(
+        &user_jar,
+        Path::new(configured_java),
+        &java_search_dirs(config)?,
+    )?;
+    // Instances run on the submitter's runtime: the jar's classes need it.
+    cluster_config.insert(
+        egret_config::JAVA.into(),
+        Value::String(java.to_string_lossy().into_owned()),
+    );
 
     let socket_dir = tempfile::Builder::new()
         .prefix("egret-submit-")
@@ -470,7 +496,7 @@ async fn run_main(
     let mut jvm = tokio::process::Command::from(cmd)
         .kill_on_drop(true)
         .spawn()
-        .with_context(|| format!("cannot start the JVM '{java}'"))?;
+        .with_context(|| format!("cannot start the JVM '{}'", java.display()))?;
 
     let launcher = Arc::new(Mutex::new(Launcher {
         cluster,

@@ -27,6 +27,7 @@ use tokio::sync::{mpsc, oneshot, watch};
 use tracing::{debug, error, info, warn};
 
 use crate::Shared;
+use crate::error_reports::{ErrorReportSettings, ErrorThrottle};
 use crate::router::{FrameSink, Source, TreeReceiver, TupleReceiver, next_batch};
 use egret_proto::handshake::accept_checked;
 
@@ -128,6 +129,8 @@ async fn serve(shared: Arc<Shared>, stream: UnixStream) {
     // starts after `ready` has been read, so that tree events reach a spout
     // that connects while throttled.
     let mut ready = false;
+    let mut error_throttle =
+        ErrorThrottle::new(ErrorReportSettings::from_topology(&shared.topology));
     let mut throttle = shared
         .router
         .pressure()
@@ -188,11 +191,15 @@ async fn serve(shared: Arc<Shared>, stream: UnixStream) {
                     return;
                 }
             }
-            Some(instance_to_stream_manager::Message::Error(reported)) => {
+            Some(instance_to_stream_manager::Message::Error(mut reported)) => {
                 if reported.fatal {
                     error!(instance = %id, task = reported.task_id, message = %reported.message, "Instance reported a fatal error.");
                 } else {
                     warn!(instance = %id, task = reported.task_id, message = %reported.message, "Instance reported an error.");
+                }
+                if error_throttle.admit(reported.task_id, std::time::Instant::now()) {
+                    reported.time_secs = unix_now_secs();
+                    crate::master::forward_error(&shared, reported, &id);
                 }
             }
             Some(instance_to_stream_manager::Message::Stats(mut report)) => {
@@ -404,4 +411,10 @@ pub(crate) async fn writer(
             }
         }
     }
+}
+
+fn unix_now_secs() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
 }

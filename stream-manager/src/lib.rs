@@ -45,6 +45,7 @@ use tracing::{info, warn};
 mod backoff;
 pub mod backpressure;
 pub mod delivery;
+mod error_reports;
 mod instances;
 mod ledger;
 mod master;
@@ -123,8 +124,9 @@ pub(crate) struct Shared {
     pub instance_events: HashMap<String, mpsc::Sender<InstanceEvent>>,
     pub peer_events: HashMap<i32, mpsc::Sender<PeerEvent>>,
     pub plan_tx: watch::Sender<Option<Arc<PhysicalPlan>>>,
-    /// Instances' statistics reports on their way to the topology master (bounded).
-    pub stats_tx: mpsc::Sender<egret_proto::v1::StatsReport>,
+    /// Instances' statistics reports and errors on their way to the topology
+    /// master (bounded).
+    pub master_tx: mpsc::Sender<egret_proto::v1::stream_manager_to_master::Message>,
     pub metrics: Registry,
     pub cancel: CancellationToken,
     next_connection: AtomicU64,
@@ -269,7 +271,7 @@ pub async fn run(options: StreamManagerOptions) -> Result<(), StreamManagerError
     );
 
     let (plan_tx, _) = watch::channel(None);
-    let (stats_tx, stats_rx) = mpsc::channel(master::STATS_QUEUE);
+    let (master_tx, master_rx) = mpsc::channel(master::MASTER_QUEUE);
     let cancel = CancellationToken::new();
     // Dropping `run`'s future (the process shutting down) stops every task too.
     let _stop_all = cancel.clone().drop_guard();
@@ -285,7 +287,7 @@ pub async fn run(options: StreamManagerOptions) -> Result<(), StreamManagerError
         instance_events,
         peer_events,
         plan_tx,
-        stats_tx,
+        master_tx,
         metrics: Registry::new(),
         cancel: cancel.clone(),
         next_connection: AtomicU64::new(1),
@@ -330,7 +332,7 @@ pub async fn run(options: StreamManagerOptions) -> Result<(), StreamManagerError
     shared.spawn(master::session_loop(
         Arc::clone(&shared),
         data_port,
-        stats_rx,
+        master_rx,
     ));
     info!(
         acking = acking.enabled,

@@ -3,11 +3,11 @@
 //! physical plan received, and forward the instances' statistics reports.
 //! Reconnects whenever the connection drops.
 //!
-//! Statistics go through one bounded queue ([`STATS_QUEUE`] reports): while
-//! the master is away the queue fills and further reports are dropped and
-//! counted (`egret.dropped.stats`); those queued are sent once a new session
-//! is registered. A report is exact deltas, so a dropped one is lost from the
-//! master's totals (never counted twice).
+//! Statistics reports and task errors go through one bounded queue
+//! ([`MASTER_QUEUE`] messages): while the master is away the queue fills and
+//! further messages are dropped and counted (`egret.dropped.stats`); those
+//! queued are sent once a new session is registered. A report is exact deltas,
+//! so a dropped one is lost from the master's totals (never counted twice).
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -17,7 +17,7 @@ use egret_metrics::MetricKey;
 use egret_proto::frame::{FrameError, decode_message, encode_message};
 use egret_proto::handshake::{HandshakeError, connect};
 use egret_proto::v1::{
-    Empty, MasterToStreamManager, PeerRole, RegisterStreamManager, StatsReport,
+    Empty, MasterToStreamManager, PeerRole, RegisterStreamManager, ReportedError, StatsReport,
     StreamManagerLocation, StreamManagerToMaster, master_to_stream_manager,
     stream_manager_to_master,
 };
@@ -25,7 +25,6 @@ use egret_state_manager::StateError;
 use futures::{SinkExt, StreamExt};
 use tokio::net::TcpStream;
 use tokio::sync::mpsc;
-use tokio::sync::mpsc::error::TrySendError;
 use tracing::{debug, info, warn};
 
 use crate::Shared;
@@ -33,25 +32,41 @@ use crate::backoff::Backoff;
 
 const HEARTBEAT_INTERVAL: Duration = Duration::from_secs(5);
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
-/// Statistics reports queued toward the topology master at most: with one
+/// Messages queued toward the topology master at most: with one statistics
 /// report per instance every 5 s, minutes of a typical container's reports.
-pub(crate) const STATS_QUEUE: usize = 256;
-/// Counter of the reports dropped because the queue was full (master away).
+pub(crate) const MASTER_QUEUE: usize = 256;
+/// Counter of the messages dropped because the queue was full (master away).
 pub(crate) const DROPPED_STATS: &str = "egret.dropped.stats";
 
 /// Queues an instance's report for the topology master, or drops and counts it.
 pub(crate) fn forward_stats(shared: &Shared, report: StatsReport) {
-    match shared.stats_tx.try_send(report) {
-        Ok(()) => {}
-        Err(TrySendError::Full(report) | TrySendError::Closed(report)) => {
-            let dropped = shared
-                .metrics
-                .add(MetricKey::new(DROPPED_STATS, "__ledger", 0), 1.0);
-            // Once per power of two: visible without flooding the log.
-            let dropped = dropped as u64;
-            if dropped.is_power_of_two() {
-                warn!(instance = %report.instance_id, dropped, "Dropping a statistics report: the topology master is not keeping up or is away.");
-            }
+    let instance = report.instance_id.clone();
+    forward(
+        shared,
+        stream_manager_to_master::Message::Stats(report),
+        &instance,
+    );
+}
+
+/// Queues a task's error (already stamped and throttled) for the topology
+/// master, or drops and counts it.
+pub(crate) fn forward_error(shared: &Shared, error: ReportedError, instance: &str) {
+    forward(
+        shared,
+        stream_manager_to_master::Message::Error(error),
+        instance,
+    );
+}
+
+fn forward(shared: &Shared, message: stream_manager_to_master::Message, instance: &str) {
+    if shared.master_tx.try_send(message).is_err() {
+        let dropped = shared
+            .metrics
+            .add(MetricKey::new(DROPPED_STATS, "__ledger", 0), 1.0);
+        // Once per power of two: visible without flooding the log.
+        let dropped = dropped as u64;
+        if dropped.is_power_of_two() {
+            warn!(%instance, dropped, "Dropping a report for the topology master: it is not keeping up or is away.");
         }
     }
 }
@@ -79,12 +94,12 @@ enum SessionError {
 pub(crate) async fn session_loop(
     shared: Arc<Shared>,
     data_port: u16,
-    mut stats: mpsc::Receiver<StatsReport>,
+    mut outbox: mpsc::Receiver<stream_manager_to_master::Message>,
 ) {
     let mut backoff = Backoff::new();
     let mut told_waiting = false;
     loop {
-        match session(&shared, data_port, &mut backoff, &mut stats).await {
+        match session(&shared, data_port, &mut backoff, &mut outbox).await {
             Err(SessionError::NoAddress) => {
                 if !told_waiting {
                     info!("Waiting for the topology master to write its address.");
@@ -102,7 +117,7 @@ async fn session(
     shared: &Shared,
     data_port: u16,
     backoff: &mut Backoff,
-    stats: &mut mpsc::Receiver<StatsReport>,
+    outbox: &mut mpsc::Receiver<stream_manager_to_master::Message>,
 ) -> Result<Infallible, SessionError> {
     let addr = shared
         .dir
@@ -156,11 +171,11 @@ async fn session(
                 debug!("Heartbeat sent to the topology master.");
             }
             // The sender lives in `Shared`, so `None` never comes while we run.
-            Some(report) = stats.recv() => {
+            Some(message) = outbox.recv() => {
                 let message = StreamManagerToMaster {
-                    message: Some(stream_manager_to_master::Message::Stats(report)),
+                    message: Some(message),
                 };
-                // A failed send loses this report (counted as a lost
+                // A failed send loses this message (counted as a lost
                 // connection, not as a drop): the session restarts.
                 sink.send(encode_message(&message)).await?;
             }

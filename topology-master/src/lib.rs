@@ -31,8 +31,8 @@ use egret_proto::frame::{decode_message, encode_message};
 use egret_proto::handshake::accept;
 use egret_proto::v1::{
     ClientRequest, ClientResponse, ComponentKind, ExecutorStatsSummary, MasterToStreamManager,
-    PackingPlan, PeerRole, PhysicalPlan, StatsReport, StreamManagerLocation, StreamManagerToMaster,
-    Topology, TopologyState, TopologySummary, WindowedStats, client_request,
+    PackingPlan, PeerRole, PhysicalPlan, ReportedError, StatsReport, StreamManagerLocation,
+    StreamManagerToMaster, Topology, TopologyState, TopologySummary, WindowedStats, client_request,
     master_to_stream_manager, stream_manager_to_master,
 };
 use egret_proto::{FrameCodec, Token};
@@ -44,6 +44,7 @@ use tokio_util::codec::Framed;
 use tracing::{debug, error, info, warn};
 
 pub mod client;
+pub mod errors;
 pub mod stats;
 
 pub use egret_config::topology::max_frame_bytes;
@@ -96,6 +97,7 @@ struct Shared {
     inner: Mutex<Inner>,
     plan_tx: watch::Sender<Option<Arc<PhysicalPlan>>>,
     stats: Mutex<stats::StatsStore>,
+    errors: Mutex<errors::ErrorLog>,
 }
 
 struct Inner {
@@ -130,6 +132,7 @@ impl TopologyMaster {
         let (state, killing) = restored_state(&dir, &topology);
         let (plan_tx, _) = watch::channel(None);
         let stats = Mutex::new(stats::StatsStore::new(&packing));
+        let errors = Mutex::new(errors::ErrorLog::new(&packing));
         let shared = Arc::new(Shared {
             dir,
             topology,
@@ -144,6 +147,7 @@ impl TopologyMaster {
             }),
             plan_tx,
             stats,
+            errors,
         });
         Ok(Self { listener, shared })
     }
@@ -286,6 +290,17 @@ impl Shared {
     /// Seconds on the master's own monotonic clock: the time base of the windows.
     fn now_secs(&self) -> u64 {
         self.started.elapsed().as_secs()
+    }
+
+    fn errors(&self) -> MutexGuard<'_, errors::ErrorLog> {
+        // Each record is one push: a poisoned lock leaves a consistent log.
+        self.errors.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn record_error(&self, peer_id: &str, error: ReportedError) {
+        if let Err(err) = self.errors().record(error) {
+            warn!(%peer_id, error = %err, "Refusing a task error.");
+        }
     }
 
     fn record_stats(&self, peer_id: &str, report: &StatsReport) {
@@ -444,6 +459,13 @@ async fn serve_stream_manager(
                             shared.record_stats(&peer_id, &report);
                         } else {
                             warn!(%peer_id, instance = %report.instance_id, "Ignoring statistics from a stream manager that has not registered.");
+                        }
+                    }
+                    Some(stream_manager_to_master::Message::Error(error)) => {
+                        if registered.is_some() {
+                            shared.record_error(&peer_id, error);
+                        } else {
+                            warn!(%peer_id, task = error.task_id, "Ignoring a task error from a stream manager that has not registered.");
                         }
                     }
                     Some(stream_manager_to_master::Message::Register(register)) => {
@@ -612,6 +634,7 @@ async fn handle_request(shared: &Arc<Shared>, request: ClientRequest) -> ClientR
         Some(client_request::Request::Describe(_)) => ok_response(shared),
         Some(client_request::Request::TopologyInfo(_)) => ClientResponse {
             executors: shared.executors(),
+            errors: shared.errors().all(),
             ..ok_response(shared)
         },
         Some(client_request::Request::DetachedKill(kill)) => {

@@ -3,7 +3,7 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use egret_proto::v1::{
     Component, ContainerPlan, DetachedKillRequest, Empty, InstancePlan, KillRequest,
-    RegisterStreamManager, StatsReport, TaskStatsDelta,
+    RegisterStreamManager, ReportedError, StatsReport, TaskStatsDelta,
 };
 use egret_state_manager::LocalCluster;
 use tokio::net::TcpStream;
@@ -502,6 +502,50 @@ async fn topology_info_answers_every_executor_with_exact_windowed_statistics() {
     let summary = response.summary.unwrap();
     assert_eq!(summary.num_executors, 3);
     assert!(!summary.killing);
+}
+
+#[tokio::test]
+async fn task_errors_reach_topology_info_with_their_component_and_worker() {
+    let fixture = fixture();
+    let addr = start(&fixture).await;
+    let mut one = register(addr, &fixture.token, 1, 1001).await;
+    let mut two = register(addr, &fixture.token, 2, 2002).await;
+    next_plan(&mut one).await;
+    next_plan(&mut two).await;
+    let error = |task: i32, message: &str| {
+        encode_message(&StreamManagerToMaster {
+            message: Some(stream_manager_to_master::Message::Error(ReportedError {
+                task_id: task,
+                message: message.into(),
+                fatal: false,
+                time_secs: 1_700_000_000,
+            })),
+        })
+    };
+    // Task 4 is split-0's (container 1); task 99 is in no plan and is refused.
+    one.send(error(99, "nobody's")).await.unwrap();
+    one.send(error(4, "java.lang.RuntimeException: bad line"))
+        .await
+        .unwrap();
+    let deadline = Instant::now() + WAIT;
+    let response = loop {
+        let response = topology_info(&fixture).await;
+        if !response.errors.is_empty() {
+            break response;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "error not recorded: {response:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    assert_eq!(response.errors.len(), 1, "{:?}", response.errors);
+    let recorded = &response.errors[0];
+    assert_eq!(recorded.component, "split");
+    assert_eq!(recorded.task_id, 4);
+    assert_eq!(recorded.error, "java.lang.RuntimeException: bad line");
+    assert_eq!(recorded.time_secs, 1_700_000_000);
+    assert_eq!((recorded.host.as_str(), recorded.port), ("localhost", 1));
 }
 
 #[tokio::test]
