@@ -60,7 +60,7 @@ public final class TopologyCapture {
         if (topology == null) {
             throw new InvalidTopologyException("Topology '" + name + "' is null");
         }
-        String configJson = ConfigJson.toJson(conf);
+        String configJson = ConfigJson.toJson(dev.egret.instance.WorkerHooks.carryInConfig(conf, topology));
         ConfigValidation.validateTopologyConfig(conf);
 
         if (topology.get_state_spouts_size() > 0) {

@@ -7,7 +7,10 @@ import dev.egret.proto.RootId;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import org.apache.storm.hooks.info.BoltAckInfo;
+import org.apache.storm.hooks.info.BoltFailInfo;
 import org.apache.storm.task.IOutputCollector;
+import org.apache.storm.task.TopologyContext;
 import org.apache.storm.tuple.MessageId;
 import org.apache.storm.tuple.Tuple;
 import org.apache.storm.tuple.TupleImpl;
@@ -32,6 +35,8 @@ final class BoltCollector implements IOutputCollector {
     /** The tuple whose execute is running on the executor thread, and when it started (nanoTime). */
     private volatile Tuple executing;
     private volatile long executeStartNanos;
+    /** The task's context, for its hooks (null: no hooks). */
+    private volatile TopologyContext hookContext;
 
     BoltCollector(TaskEmitter emitter, ErrorSink errors, OutboundSink sink, String component) {
         this(emitter, errors, sink, component, new TaskStats());
@@ -43,6 +48,11 @@ final class BoltCollector implements IOutputCollector {
         this.sink = sink;
         this.component = component;
         this.stats = stats;
+    }
+
+    /** From now on acks and fails are shown to the task hooks of {@code context}. */
+    void hooks(TopologyContext context) {
+        this.hookContext = context;
     }
 
     /** The executor starts (tuple non-null) or ends (null) an execute. */
@@ -93,7 +103,12 @@ final class BoltCollector implements IOutputCollector {
             long ackVal = input instanceof TupleImpl ? ((TupleImpl) input).getAckVal() : 0L;
             send(AckKind.ACK_KIND_ACK, id, id.edgeId() ^ ackVal);
         }
-        stats.boltAcked(inputKey(input), processNanos(input));
+        long processNanos = processNanos(input);
+        stats.boltAcked(inputKey(input), processNanos);
+        TopologyContext ctx = hookContext;
+        if (ctx != null && !ctx.getHooks().isEmpty()) {
+            new BoltAckInfo(input, emitter.taskId(), processNanos / 1_000_000L).applyOn(ctx);
+        }
         if (emitter.debug()) {
             LOG.info("BOLT ack TASK: {} TIME: {} TUPLE: {}", emitter.taskId(), timeDelta(input), input);
         }
@@ -110,6 +125,10 @@ final class BoltCollector implements IOutputCollector {
             send(AckKind.ACK_KIND_FAIL, id, 0L);
         }
         stats.boltFailed(inputKey(input));
+        TopologyContext ctx = hookContext;
+        if (ctx != null && !ctx.getHooks().isEmpty()) {
+            new BoltFailInfo(input, emitter.taskId(), processNanos(input) / 1_000_000L).applyOn(ctx);
+        }
         if (emitter.debug()) {
             LOG.info("BOLT fail TASK: {} TIME: {} TUPLE: {}", emitter.taskId(), timeDelta(input), input);
         }

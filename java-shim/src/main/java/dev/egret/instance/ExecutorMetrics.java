@@ -1,5 +1,6 @@
 package dev.egret.instance;
 
+import dev.egret.metrics.SystemMetrics;
 import dev.egret.metrics.TaskMetrics;
 import dev.egret.metrics.TaskStats;
 import dev.egret.proto.StatsReport;
@@ -27,6 +28,11 @@ import org.slf4j.LoggerFactory;
  * is on), every that many seconds from the executor's start, each task reads and resets the
  * metrics of the bucket and emits one unanchored tuple {@code (TaskInfo, List<DataPoint>)}
  * on {@code __metrics} when it has any data point, as Storm's executor does.
+ *
+ * <p><b>Worker metrics</b>: an instance JVM is Egret's worker, so with consumers it also
+ * reports what Storm's system bolt reports for a worker ({@link SystemMetrics}: uptime,
+ * memory, GC, CPU, ...) every {@code topology.builtin.metrics.bucket.size.secs}, as task
+ * info {@code __system}/-1 emitted by its first task.
  *
  * <p><b>Stats reports</b>: every {@code egret.stats.interval.secs} (default 5) the exact
  * built-in statistics of every task since the previous report go to the stream manager as
@@ -66,13 +72,18 @@ final class ExecutorMetrics {
     /** Bucket size (s) to its next due time (nanoTime). */
     private final TreeMap<Integer, Long> nextBucketAt = new TreeMap<>();
     private long nextStatsAt = Long.MAX_VALUE;
+    /** This JVM's worker metrics; null without consumers. */
+    private SystemMetrics system;
     /** Deltas not yet delivered to the stream manager, by task. */
     private final Map<Integer, TaskStatsDelta> unsent = new LinkedHashMap<>();
     /** Whether a report (even an empty one) has reached the stream manager. */
     private boolean announced;
 
+    private final Map<String, Object> topoConf;
+
     ExecutorMetrics(String instanceId, String component, boolean spout, OutboundSink sink, boolean consumers,
                     Map<String, Object> topoConf, int port) {
+        this.topoConf = topoConf;
         this.instanceId = instanceId;
         this.component = component;
         this.spout = spout;
@@ -117,6 +128,9 @@ final class ExecutorMetrics {
             }
             for (int s : sizes) {
                 nextBucketAt.putIfAbsent(s, now + TimeUnit.SECONDS.toNanos(s));
+            }
+            if (!tasks.isEmpty()) {
+                system = new SystemMetrics(topoConf);
             }
             LOG.info("Metrics of {} go to the metrics consumers every {} s (buckets)", component,
                     nextBucketAt.keySet());
@@ -181,6 +195,28 @@ final class ExecutorMetrics {
                 LOG.warn("Could not send the metrics of {}:{} to the consumers: {}", component, t.taskId,
                         e.toString());
             }
+        }
+        if (system != null && bucketSecs == builtinBucketSecs) {
+            emitSystem(timestampSecs, bucketSecs);
+        }
+    }
+
+    /** The worker metrics of this JVM, as Storm's system bolt of the worker reports them. */
+    private void emitSystem(long timestampSecs, int bucketSecs) {
+        List<DataPoint> points = system.collect();
+        if (points.isEmpty()) {
+            return;
+        }
+        TaskInfo info = new TaskInfo(host, port, SystemMetrics.COMPONENT, SystemMetrics.TASK_ID, timestampSecs,
+                bucketSecs);
+        List<Object> values = new ArrayList<>(2);
+        values.add(info);
+        values.add(points);
+        TaskEntry first = tasks.get(0);
+        try {
+            first.emitter.emitSystem(Constants.METRICS_STREAM_ID, values);
+        } catch (RuntimeException e) {
+            LOG.warn("Could not send the worker metrics of {} to the consumers: {}", component, e.toString());
         }
     }
 

@@ -21,12 +21,17 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.apache.storm.Constants;
+import org.apache.storm.hooks.ITaskHook;
+import org.apache.storm.hooks.info.BoltExecuteInfo;
+import org.apache.storm.hooks.info.SpoutAckInfo;
+import org.apache.storm.hooks.info.SpoutFailInfo;
 import org.apache.storm.spout.ISpout;
 import org.apache.storm.spout.SpoutOutputCollector;
 import org.apache.storm.task.IBolt;
 import org.apache.storm.task.OutputCollector;
 import org.apache.storm.task.TopologyContext;
 import org.apache.storm.task.WorkerTopologyContext;
+import org.apache.storm.task.WorkerUserContext;
 import org.apache.storm.tuple.TupleImpl;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -145,6 +150,8 @@ final class InstanceExecutor {
     /** 0 when the safety net is off (acking off, or message timeouts disabled). */
     private final long safetyTimeoutNanos;
     private long nextSafetyCheckAt;
+    /** This JVM's worker hooks (Egret's worker is one instance JVM). */
+    private final WorkerHooks workerHooks = new WorkerHooks();
     /** Metrics buckets and stats reports; null until the tasks are started. */
     private ExecutorMetrics metrics;
 
@@ -215,15 +222,28 @@ final class InstanceExecutor {
             return t;
         });
         defaultResources.put(WorkerTopologyContext.SHARED_EXECUTOR, sharedExecutor);
+        // Shared by the worker hooks (setResource) and every task (getResource), as in a Storm worker.
+        Map<String, Object> userResources = new java.util.concurrent.ConcurrentHashMap<>();
+        try {
+            workerHooks.start(view.topologyConf(), new WorkerUserContext(view, taskIds, workDir, pidDir.getPath(),
+                    defaultResources, userResources));
+        } catch (Exception | LinkageError e) {
+            throw new TaskFailure(taskIds.isEmpty() ? -1 : taskIds.get(0),
+                    "A worker hook of " + component + " failed to start", e);
+        }
+        if (workerHooks.startedCount() > 0) {
+            Runtime.getRuntime().addShutdownHook(new Thread(workerHooks::shutdown, component + "-worker-hooks"));
+        }
         byte[] serialized = view.component(component).getSerializedJava().toByteArray();
         Map<String, Object> conf = view.componentConf(component);
+        List<String> autoHooks = autoTaskHooks(view.topologyConf());
         for (int taskId : taskIds) {
             if (!component.equals(view.componentOf(taskId))) {
                 throw new TaskFailure(taskId, "Task " + taskId + " is not a task of component " + component, null);
             }
             TaskMetrics taskMetrics = new TaskMetrics(isSpout);
             TopologyContext ctx = new TopologyContext(view, taskId, taskIds, workDir, pidDir.getPath(),
-                    defaultResources, new HashMap<>(), executorData, taskMetrics);
+                    defaultResources, userResources, executorData, taskMetrics);
             Task t = new Task(taskId, ctx, new HashMap<>(conf));
             t.metrics = taskMetrics;
             Object obj;
@@ -240,6 +260,16 @@ final class InstanceExecutor {
                 throw new TaskFailure(taskId, "Could not set up the groupings of " + component + ":" + taskId, e);
             }
             t.emitter = new TaskEmitter(taskId, component, router, sink, codecs, debug, taskMetrics.stats());
+            t.emitter.hooks(ctx);
+            // Storm adds topology.auto.task.hooks when it creates the task, before open/prepare.
+            for (String hookClass : autoHooks) {
+                try {
+                    ctx.addTaskHook(newTaskHook(hookClass));
+                } catch (Exception | LinkageError e) {
+                    throw new TaskFailure(taskId, "Could not add the task hook " + hookClass + " (from "
+                            + "topology.auto.task.hooks) to " + component + ":" + taskId, e);
+                }
+            }
             if (isSpout) {
                 if (!(obj instanceof ISpout)) {
                     throw new TaskFailure(taskId, "Component " + component + " is a spout but its object is a "
@@ -267,6 +297,7 @@ final class InstanceExecutor {
                 } else {
                     LOG.info("Preparing bolt {}:{}", component, t.id);
                     t.boltCollector = new BoltCollector(t.emitter, errors, sink, component, t.metrics.stats());
+                    t.boltCollector.hooks(t.context);
                     t.bolt.prepare(t.conf, t.context, new OutputCollector(t.boltCollector));
                     LOG.info("Prepared bolt {}:{}", component, t.id);
                 }
@@ -466,9 +497,13 @@ final class InstanceExecutor {
         if (debug) {
             LOG.info("SPOUT Acking message {} {}", p.key, p.messageId);
         }
-        t.metrics.stats().spoutAcked(p.stream, System.nanoTime() - p.emittedAt);
+        long latencyNanos = System.nanoTime() - p.emittedAt;
+        t.metrics.stats().spoutAcked(p.stream, latencyNanos);
         try {
             t.spout.ack(p.messageId);
+            if (!t.context.getHooks().isEmpty()) {
+                new SpoutAckInfo(p.messageId, t.id, TimeUnit.NANOSECONDS.toMillis(latencyNanos)).applyOn(t.context);
+            }
         } catch (Exception | LinkageError | AssertionError ex) {
             throw new TaskFailure(t.id, "Spout " + component + ":" + t.id + " threw from ack", ex);
         }
@@ -481,6 +516,10 @@ final class InstanceExecutor {
         t.metrics.stats().spoutFailed(p.stream);
         try {
             t.spout.fail(p.messageId);
+            if (!t.context.getHooks().isEmpty()) {
+                new SpoutFailInfo(p.messageId, t.id, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - p.emittedAt))
+                        .applyOn(t.context);
+            }
         } catch (Exception | LinkageError | AssertionError ex) {
             throw new TaskFailure(t.id, "Spout " + component + ":" + t.id + " threw from fail", ex);
         }
@@ -554,6 +593,9 @@ final class InstanceExecutor {
             // Acking off: the tree completes at its emit (Storm counts it with latency 0).
             t.metrics.stats().spoutAcked(u.stream, 0L);
             t.spout.ack(u.messageId);
+            if (!t.context.getHooks().isEmpty()) {
+                new SpoutAckInfo(u.messageId, t.id, 0L).applyOn(t.context);
+            }
         }
     }
 
@@ -604,9 +646,16 @@ final class InstanceExecutor {
         } finally {
             t.boltCollector.executing(null, 0L);
         }
+        long executeNanos = System.nanoTime() - start;
+        if (!t.context.getHooks().isEmpty()) {
+            try {
+                new BoltExecuteInfo(tuple, t.id, TimeUnit.NANOSECONDS.toMillis(executeNanos)).applyOn(t.context);
+            } catch (Exception | LinkageError | AssertionError e) {
+                throw new TaskFailure(t.id, "A task hook of " + component + ":" + t.id + " threw from boltExecute", e);
+            }
+        }
         TaskStats stats = t.metrics.stats();
-        stats.boltExecuted(stats.inputKey(tuple.getSourceComponent(), tuple.getSourceStreamId()),
-                System.nanoTime() - start);
+        stats.boltExecuted(stats.inputKey(tuple.getSourceComponent(), tuple.getSourceStreamId()), executeNanos);
     }
 
     private void fireTicks(long now) throws TaskFailure {
@@ -626,12 +675,52 @@ final class InstanceExecutor {
         }
     }
 
-    /** Releases the executor's own resources. User close/cleanup is not called, as Storm on kill. */
+    /**
+     * Releases the executor's own resources. User close/cleanup is not called, as Storm on
+     * kill; the task hooks' cleanup and the worker hooks' shutdown are, as in Storm's
+     * executor and worker shutdown.
+     */
     void shutdown() {
+        for (Task t : tasks) {
+            for (ITaskHook hook : t.context.getHooks()) {
+                try {
+                    hook.cleanup();
+                } catch (RuntimeException | LinkageError e) {
+                    LOG.warn("Task hook {} of {}:{} threw from cleanup", hook.getClass().getName(), component, t.id, e);
+                }
+            }
+        }
+        workerHooks.shutdown();
         sink.close();
         if (sharedExecutor != null) {
             sharedExecutor.shutdownNow();
         }
+    }
+
+    /** Storm's topology.auto.task.hooks: class names, each instantiated once per task. */
+    static List<String> autoTaskHooks(Map<String, Object> topoConf) {
+        Object v = topoConf.get("topology.auto.task.hooks");
+        List<String> out = new ArrayList<>();
+        if (v instanceof List) {
+            for (Object o : (List<?>) v) {
+                if (o != null) {
+                    out.add(o.toString());
+                }
+            }
+        } else if (v instanceof String && !((String) v).isEmpty()) {
+            out.add((String) v);
+        }
+        return out;
+    }
+
+    /** A new hook of {@code className} through its public no-argument constructor, from the user's jar. */
+    static ITaskHook newTaskHook(String className) throws ReflectiveOperationException {
+        ClassLoader cl = Thread.currentThread().getContextClassLoader();
+        Class<?> c = Class.forName(className, true, cl != null ? cl : InstanceExecutor.class.getClassLoader());
+        if (!ITaskHook.class.isAssignableFrom(c)) {
+            throw new ClassCastException(className + " does not implement org.apache.storm.hooks.ITaskHook");
+        }
+        return (ITaskHook) c.getConstructor().newInstance();
     }
 
     private String taskIdList() {

@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import org.apache.storm.tuple.Tuple;
 import org.apache.storm.tuple.TupleImpl;
+import org.apache.storm.hooks.info.EmitInfo;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,6 +37,8 @@ final class TaskEmitter {
     private final ThreadLocal<TupleValuesCodec> codecs;
     private final boolean debug;
     private final TaskStats stats;
+    /** The task's context once its hooks may be called (null: no hooks). */
+    private volatile org.apache.storm.task.TopologyContext hookContext;
     /** Emits so far; the spout loop reads it to decide whether to back off. Racy reads are fine. */
     volatile long emitted;
 
@@ -53,6 +56,18 @@ final class TaskEmitter {
         this.sink = sink;
         this.codecs = codecs;
         this.debug = debug;
+    }
+
+    /** From now on emits are shown to the task hooks of {@code context} (Storm's EmitInfo). */
+    void hooks(org.apache.storm.task.TopologyContext context) {
+        this.hookContext = context;
+    }
+
+    private void applyEmitHooks(String stream, List<Object> values, List<Integer> targets) {
+        org.apache.storm.task.TopologyContext ctx = hookContext;
+        if (ctx != null && !ctx.getHooks().isEmpty()) {
+            new EmitInfo(values, stream, taskId, targets).applyOn(ctx);
+        }
     }
 
     int taskId() {
@@ -79,6 +94,7 @@ final class TaskEmitter {
         if (debug) {
             LOG.info("Emitting: {} {} {}", component, stream, values);
         }
+        applyEmitHooks(stream, values, targets);
         send(stream, values, targets, rootKey, anchors);
         stats.emitted(stream, targets.size());
         emitted++;
@@ -92,6 +108,8 @@ final class TaskEmitter {
     List<Integer> emitSystem(String stream, List<Object> values) {
         checkArgs(stream, values);
         List<Integer> targets = router.route(taskId, stream, values);
+        // Storm's metrics tick emits through the task's outgoing path, which shows hooks the emit.
+        applyEmitHooks(stream, values, targets);
         send(stream, values, targets, 0L, null);
         return targets;
     }
@@ -106,8 +124,9 @@ final class TaskEmitter {
         if (debug) {
             LOG.info("Emitting direct: {}; {} {} {}", targetTask, component, stream, values);
         }
-        send(stream, values, deliver ? Collections.singletonList(targetTask) : Collections.emptyList(),
-                rootKey, anchors);
+        List<Integer> targets = deliver ? Collections.singletonList(targetTask) : Collections.emptyList();
+        applyEmitHooks(stream, values, targets);
+        send(stream, values, targets, rootKey, anchors);
         stats.emitted(stream, deliver ? 1 : 0);
         emitted++;
     }

@@ -576,4 +576,33 @@ public class Config extends HashMap<String, Object> {
             put(Config.TOPOLOGY_SCHEDULER_STRATEGY, strategy);
         }
     }
+
+    /**
+     * Registers an event logger: appends {@code {"class": klass, "arguments": argument}}
+     * to {@code topology.event.logger.register}, as Storm does.
+     */
+    @SuppressWarnings("unchecked")
+    public static void registerEventLogger(Map<String, Object> conf, Class<? extends org.apache.storm.metric.IEventLogger> klass,
+                                           Map<String, Object> argument) {
+        Map<String, Object> m = new HashMap<>();
+        m.put("class", klass.getCanonicalName());
+        m.put("arguments", argument);
+        Object existing = conf.get(TOPOLOGY_EVENT_LOGGER_REGISTER);
+        List<Map<String, Object>> l = existing instanceof List
+                ? new ArrayList<>((List<Map<String, Object>>) existing) : new ArrayList<>();
+        l.add(m);
+        conf.put(TOPOLOGY_EVENT_LOGGER_REGISTER, l);
+    }
+
+    public static void registerEventLogger(Map<String, Object> conf, Class<? extends org.apache.storm.metric.IEventLogger> klass) {
+        registerEventLogger(conf, klass, null);
+    }
+
+    public void registerEventLogger(Class<? extends org.apache.storm.metric.IEventLogger> klass, Map<String, Object> argument) {
+        registerEventLogger(this, klass, argument);
+    }
+
+    public void registerEventLogger(Class<? extends org.apache.storm.metric.IEventLogger> klass) {
+        registerEventLogger(this, klass, null);
+    }
 }

@@ -118,6 +118,15 @@ public class StormSubmitter {
         return localJar;
     }
 
+    /**
+     * Storm uploads the jar through the given Nimbus client; Egret's jar is already known
+     * to it (the client script passes it), so the client is not used and the path returned.
+     */
+    public static String submitJarAs(Map<String, Object> conf, String localJar, ProgressListener listener,
+            org.apache.storm.utils.NimbusClient client) {
+        return submitJarAs(conf, localJar, listener, (String) null);
+    }
+
     /** Receives upload progress (called once at start and once at the end in Egret). */
     public interface ProgressListener {
         void onStart(String srcFile, String targetFile, long totalBytes);

@@ -13,6 +13,12 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.storm.generated.StormTopology;
+import org.apache.storm.hooks.ITaskHook;
+import org.apache.storm.metrics2.StormMetricRegistry;
+import org.apache.storm.state.ISubscribedState;
 import org.apache.storm.generated.GlobalStreamId;
 import org.apache.storm.generated.Grouping;
 import org.apache.storm.metric.api.CombinedMetric;
@@ -29,6 +35,9 @@ import org.apache.storm.tuple.Fields;
  * <p>Metrics: v1 metrics ({@code registerMetric}) may only be registered in open/prepare,
  * as in Storm; v2 metrics (Dropwizard) go to the task's own registry. Both live in the
  * task's {@link TaskMetrics}, which the executor reads.
+ *
+ * <p>Task hooks: {@link #addTaskHook} prepares the hook at once and adds it; the runtime
+ * calls the hooks of {@link #getHooks()} on emit, ack, fail and execute, as Storm does.
  */
 public class TopologyContext extends WorkerTopologyContext implements IMetricsContext {
     private final Integer taskId;
@@ -36,6 +45,12 @@ public class TopologyContext extends WorkerTopologyContext implements IMetricsCo
     private final Map<String, Object> executorData;
     private final Map<String, Long> blobToLastKnownVersion;
     private final TaskMetrics metrics;
+    /** Copy-on-write: emits (and so hook calls) may come from any thread of the task. */
+    private final List<ITaskHook> hooks = new CopyOnWriteArrayList<>();
+    /** Storm's registry of v1 metrics by bucket, task and name; only with Storm's constructor. */
+    private final Map<Integer, Map<Integer, Map<String, IMetric>>> registeredMetrics;
+    /** Storm's open/prepare flag: registerMetric is refused once it is set; only with Storm's constructor. */
+    private final AtomicBoolean openOrPrepareWasCalled;
 
     /** Egret's constructor: one task of this instance. {@code executorData} is shared by the instance's tasks. */
     public TopologyContext(TopologyView view, int taskId, List<Integer> workerTasks, String codeDir,
@@ -53,6 +68,68 @@ public class TopologyContext extends WorkerTopologyContext implements IMetricsCo
         this.executorData = executorData == null ? new HashMap<>() : executorData;
         this.blobToLastKnownVersion = new HashMap<>();
         this.metrics = metrics != null ? metrics : new TaskMetrics(view.isSpout(view.componentOf(taskId)));
+        this.registeredMetrics = null;
+        this.openOrPrepareWasCalled = null;
+    }
+
+    /** Storm 2.8's constructor. */
+    @SuppressWarnings("rawtypes")
+    public TopologyContext(StormTopology topology, Map<String, Object> topoConf, Map<Integer, String> taskToComponent,
+                           Map<String, List<Integer>> componentToSortedTasks,
+                           Map<String, Map<String, Fields>> componentToStreamToFields,
+                           Map<String, Long> blobToLastKnownVersionShared, String stormId, String codeDir,
+                           String pidDir, Integer taskId, Integer workerPort, List<Integer> workerTasks,
+                           Map<String, Object> defaultResources, Map<String, Object> userResources,
+                           Map<String, Object> executorData, Map registeredMetrics,
+                           AtomicBoolean openOrPrepareWasCalled, StormMetricRegistry metricRegistry) {
+        super(topology, topoConf, taskToComponent, componentToSortedTasks, componentToStreamToFields, stormId,
+                codeDir, pidDir, workerPort, workerTasks, defaultResources, userResources, null, null, null);
+        this.taskId = taskId;
+        this.executorData = executorData == null ? new HashMap<>() : executorData;
+        this.blobToLastKnownVersion = blobToLastKnownVersionShared == null ? new HashMap<>()
+                : blobToLastKnownVersionShared;
+        String component = taskToComponent == null ? null : taskToComponent.get(taskId);
+        boolean spout = topology != null && topology.get_spouts() != null && component != null
+                && topology.get_spouts().containsKey(component);
+        this.metrics = new TaskMetrics(spout);
+        @SuppressWarnings("unchecked")
+        Map<Integer, Map<Integer, Map<String, IMetric>>> registered = registeredMetrics;
+        this.registeredMetrics = registered;
+        this.openOrPrepareWasCalled = openOrPrepareWasCalled;
+    }
+
+    /**
+     * Adds a hook to this task, preparing it first (as Storm does). Hooks see every
+     * emit, ack, fail and execute of the task from then on.
+     */
+    public void addTaskHook(ITaskHook hook) {
+        hook.prepare(getConf(), this);
+        hooks.add(hook);
+    }
+
+    /** The task's hooks (live list). */
+    public List<ITaskHook> getHooks() {
+        return hooks;
+    }
+
+    /**
+     * Storm declares state spouts but never implemented the subscription (its own method
+     * throws); Egret rejects topologies with state spouts, so there is nothing to sync.
+     */
+    public <T extends ISubscribedState> T setAllSubscribedState(T obj) {
+        throw new UnsupportedOperationException("State spouts (ISubscribedState) are not implemented by Storm"
+                + " nor supported by Egret");
+    }
+
+    /** See {@link #setAllSubscribedState}: not implemented by Storm, not supported by Egret. */
+    public <T extends ISubscribedState> T setSubscribedState(String componentId, T obj) {
+        return setSubscribedState(componentId, org.apache.storm.utils.Utils.DEFAULT_STREAM_ID, obj);
+    }
+
+    /** See {@link #setAllSubscribedState}: not implemented by Storm, not supported by Egret. */
+    public <T extends ISubscribedState> T setSubscribedState(String componentId, String streamId, T obj) {
+        throw new UnsupportedOperationException("State spouts (ISubscribedState) are not implemented by Storm"
+                + " nor supported by Egret (subscription to " + componentId + ":" + streamId + ")");
     }
 
     public Map<String, Long> getBlobToLastKnownVersion() {
@@ -131,7 +208,16 @@ public class TopologyContext extends WorkerTopologyContext implements IMetricsCo
 
     @Override
     public <T extends IMetric> T registerMetric(String name, T metric, int timeBucketSizeInSecs) {
-        return metrics.register(name, metric, timeBucketSizeInSecs);
+        if (openOrPrepareWasCalled != null && openOrPrepareWasCalled.get()) {
+            throw new RuntimeException("TopologyContext.registerMetric can only be called from within overridden "
+                    + "IBolt::prepare() or ISpout::open() method.");
+        }
+        T registered = metrics.register(name, metric, timeBucketSizeInSecs);
+        if (registeredMetrics != null) {
+            registeredMetrics.computeIfAbsent(timeBucketSizeInSecs, k -> new HashMap<>())
+                    .computeIfAbsent(taskId, k -> new HashMap<>()).put(name, metric);
+        }
+        return registered;
     }
 
     @Override

@@ -25,6 +25,8 @@ public class WorkerTopologyContext extends GeneralTopologyContext {
     private final Integer workerPort;
     private final String assignmentId;
     private final AtomicReference<Map<String, String>> nodeToHost;
+    /** Storm: task id to NodeInfo (host, ports) of its worker. Egret has no worker ports: empty unless given. */
+    private final AtomicReference<Map<Integer, Object>> taskToNodePort;
 
     public WorkerTopologyContext(StormTopology topology, Map<String, Object> topoConf,
                                  Map<Integer, String> taskToComponent,
@@ -42,6 +44,29 @@ public class WorkerTopologyContext extends GeneralTopologyContext {
         this.userResources = userResources == null ? new HashMap<>() : userResources;
         this.assignmentId = null;
         this.nodeToHost = new AtomicReference<>(new HashMap<>());
+        this.taskToNodePort = new AtomicReference<>(new HashMap<>());
+    }
+
+    /** Storm 2's full constructor (worker port, task-to-node map, assignment id and node-to-host map). */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    public WorkerTopologyContext(StormTopology topology, Map<String, Object> topoConf,
+                                 Map<Integer, String> taskToComponent,
+                                 Map<String, List<Integer>> componentToSortedTasks,
+                                 Map<String, Map<String, Fields>> componentToStreamToFields,
+                                 String stormId, String codeDir, String pidDir, Integer workerPort,
+                                 List<Integer> workerTasks, Map<String, Object> defaultResources,
+                                 Map<String, Object> userResources, AtomicReference taskToNodePort,
+                                 String assignmentId, AtomicReference<Map<String, String>> nodeToHost) {
+        super(topology, topoConf, taskToComponent, componentToSortedTasks, componentToStreamToFields, stormId);
+        this.codeDir = codeDir;
+        this.pidDir = pidDir;
+        this.workerPort = workerPort;
+        this.workerTasks = workerTasks;
+        this.defaultResources = defaultResources == null ? new HashMap<>() : defaultResources;
+        this.userResources = userResources == null ? new HashMap<>() : userResources;
+        this.assignmentId = assignmentId;
+        this.nodeToHost = nodeToHost == null ? new AtomicReference<>(new HashMap<>()) : nodeToHost;
+        this.taskToNodePort = taskToNodePort == null ? new AtomicReference<>(new HashMap<>()) : taskToNodePort;
     }
 
     /** Egret's constructor: the worker is this instance JVM. */
@@ -56,6 +81,15 @@ public class WorkerTopologyContext extends GeneralTopologyContext {
         this.userResources = userResources == null ? new HashMap<>() : userResources;
         this.assignmentId = null;
         this.nodeToHost = new AtomicReference<>(new HashMap<>());
+        this.taskToNodePort = new AtomicReference<>(new HashMap<>());
+    }
+
+    /**
+     * Storm: each task's worker as a NodeInfo. Egret runs one executor per JVM and its
+     * instances talk through the stream manager, not worker ports: the map is empty.
+     */
+    public AtomicReference<Map<Integer, Object>> getTaskToNodePort() {
+        return taskToNodePort;
     }
 
     public List<Integer> getThisWorkerTasks() {

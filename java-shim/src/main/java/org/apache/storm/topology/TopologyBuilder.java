@@ -76,6 +76,9 @@ public class TopologyBuilder {
         StormTopology topology = new StormTopology(spoutSpecs, boltSpecs, new HashMap<>());
         topology.set_storm_version(STORM_VERSION);
         topology.set_jdk_version(System.getProperty("java.version"));
+        if (!workerHooks.isEmpty()) {
+            topology.set_worker_hooks(new ArrayList<>(workerHooks));
+        }
         if (!componentToSharedMemory.isEmpty()) {
             Map<String, Set<String>> copy = new HashMap<>();
             componentToSharedMemory.forEach((k, v) -> copy.put(k, new HashSet<>(v)));
@@ -374,5 +377,19 @@ public class TopologyBuilder {
             commons.get(boltId).put_to_inputs(new GlobalStreamId(componentId, streamId), grouping);
             return this;
         }
+    }
+
+    /** Worker hooks, Java-serialized, for StormTopology.worker_hooks. */
+    private final java.util.List<java.nio.ByteBuffer> workerHooks = new ArrayList<>();
+
+    /**
+     * Adds a hook started once per worker (in Egret: once per instance JVM) before its
+     * tasks are opened or prepared, and shut down with it. The hook is serialized now.
+     */
+    public void addWorkerHook(org.apache.storm.hooks.IWorkerHook workerHook) {
+        if (workerHook == null) {
+            throw new IllegalArgumentException("WorkerHook must not be null.");
+        }
+        workerHooks.add(java.nio.ByteBuffer.wrap(Utils.javaSerialize(workerHook)));
     }
 }

@@ -55,6 +55,495 @@ public class Utils {
     public Utils() {
     }
 
+    // ---- Storm 2.8 Utils breadth (egret issue 3): worker plumbing, versions, ACLs, cycles. ----
+
+    /** The instance behind the overridable (instance) methods; tests swap it with {@link #setInstance}. */
+    private static volatile Utils instance = new Utils();
+    private static final java.util.Set<String> LOCALHOST_ADDRESSES =
+            java.util.Set.of("localhost", "127.0.0.1", "0:0:0:0:0:0:0:1");
+    private static final java.util.regex.Pattern XMX_PATTERN = java.util.regex.Pattern.compile("Xmx([0-9]+)([mkgMKG])");
+
+    /** Replaces the instance behind the overridable methods; returns the previous one. */
+    public static Utils setInstance(Utils u) {
+        Utils old = instance;
+        instance = u;
+        return old;
+    }
+
+    /** Seconds since it was made (Storm's simulated time aware). */
+    public static class UptimeComputer {
+        int startTime;
+
+        public UptimeComputer() {
+            startTime = Time.currentTimeSecs();
+        }
+
+        public int upTime() {
+            return Time.deltaSecs(startTime);
+        }
+    }
+
+    public static UptimeComputer makeUptimeComputer() {
+        return instance.makeUptimeComputerImpl();
+    }
+
+    public UptimeComputer makeUptimeComputerImpl() {
+        return new UptimeComputer();
+    }
+
+    /** The thread {@link #asyncLoop} runs its function on. */
+    public static class SmartThread extends Thread {
+        public boolean isSleeping() {
+            return Time.isThreadWaiting(this);
+        }
+
+        public SmartThread(Runnable r) {
+            super(r);
+        }
+    }
+
+    /**
+     * Runs {@code afn} in a loop on a new thread: each call returns the milliseconds to
+     * sleep before the next call, or null to stop. With {@code isFactory}, {@code afn} is
+     * called once (now) and returns the function to loop. An interrupt ends the loop
+     * quietly; any other exception goes to {@code eh} (by default: log and exit the process).
+     */
+    @SuppressWarnings("unchecked")
+    public static SmartThread asyncLoop(final java.util.concurrent.Callable afn, boolean isDaemon,
+                                        final Thread.UncaughtExceptionHandler eh, int priority,
+                                        final boolean isFactory, boolean startImmediately, String threadName) {
+        final java.util.concurrent.Callable<Long> fn;
+        try {
+            fn = isFactory ? (java.util.concurrent.Callable<Long>) afn.call() : afn;
+        } catch (Exception e) {
+            throw wrapInRuntime(e);
+        }
+        SmartThread thread = new SmartThread(() -> {
+            try {
+                while (true) {
+                    Long sleepMs = fn.call();
+                    if (sleepMs == null) {
+                        return;
+                    }
+                    if (sleepMs > 0) {
+                        Time.sleep(sleepMs);
+                    }
+                }
+            } catch (Throwable t) {
+                if (exceptionCauseIsInstanceOf(InterruptedException.class, t)
+                        || exceptionCauseIsInstanceOf(java.nio.channels.ClosedByInterruptException.class, t)) {
+                    LOG.info("Async loop interrupted!");
+                    return;
+                }
+                LOG.error("Async loop died!", t);
+                throw new RuntimeException(t);
+            }
+        });
+        thread.setUncaughtExceptionHandler(eh != null ? eh : (t, e) -> {
+            LOG.error("Async loop died!", e);
+            exitProcess(1, "Async loop died!");
+        });
+        thread.setDaemon(isDaemon);
+        thread.setPriority(priority);
+        if (threadName != null && !threadName.isEmpty()) {
+            thread.setName(thread.getName() + "-" + threadName);
+        }
+        if (startImmediately) {
+            thread.start();
+        }
+        return thread;
+    }
+
+    public static SmartThread asyncLoop(java.util.concurrent.Callable afn, String threadName,
+                                        Thread.UncaughtExceptionHandler eh) {
+        return asyncLoop(afn, false, eh, Thread.NORM_PRIORITY, false, true, threadName);
+    }
+
+    public static SmartThread asyncLoop(java.util.concurrent.Callable afn) {
+        return asyncLoop(afn, false, null, Thread.NORM_PRIORITY, false, true, null);
+    }
+
+    /** A handler that logs and halts the JVM (an out-of-memory error halts at once). */
+    public static Thread.UncaughtExceptionHandler createDefaultUncaughtExceptionHandler() {
+        return (thread, thrown) -> {
+            if (exceptionCauseIsInstanceOf(OutOfMemoryError.class, thrown)) {
+                Runtime.getRuntime().halt(-1);
+            }
+            LOG.error("Received error in thread {}.. terminating server...", thread.getName(), thrown);
+            Runtime.getRuntime().exit(-2);
+        };
+    }
+
+    /** The worker's handler: {@link #handleWorkerUncaughtException}. */
+    public static Thread.UncaughtExceptionHandler createWorkerUncaughtExceptionHandler() {
+        return (thread, thrown) -> handleWorkerUncaughtException(thrown);
+    }
+
+    public static void setupDefaultUncaughtExceptionHandler() {
+        Thread.setDefaultUncaughtExceptionHandler(createDefaultUncaughtExceptionHandler());
+    }
+
+    public static void setupWorkerUncaughtExceptionHandler() {
+        Thread.setDefaultUncaughtExceptionHandler(createWorkerUncaughtExceptionHandler());
+    }
+
+    /** A worker thread died: an out-of-memory error halts the JVM at once, anything else exits it. */
+    public static void handleWorkerUncaughtException(Throwable t) {
+        if (exceptionCauseIsInstanceOf(OutOfMemoryError.class, t)) {
+            Runtime.getRuntime().halt(-1);
+        }
+        LOG.error("Received error in thread {}.. terminating worker...", Thread.currentThread().getName(), t);
+        Runtime.getRuntime().exit(-2);
+    }
+
+    /** What a worker does when it must die: exit the process. */
+    public static Runnable mkSuicideFn() {
+        return () -> exitProcess(1, "Worker died");
+    }
+
+    /** The first element the predicate accepts, or null. */
+    public static <T> T findOne(IPredicate<T> pred, java.util.Collection<T> coll) {
+        if (coll == null) {
+            return null;
+        }
+        for (T t : coll) {
+            if (pred.test(t)) {
+                return t;
+            }
+        }
+        return null;
+    }
+
+    /** As Storm: the predicate is applied to the map's entries ({@code Map.Entry}), and the matching entry returned. */
+    @SuppressWarnings("unchecked")
+    public static <T, U> T findOne(IPredicate<T> pred, Map<U, T> map) {
+        if (map == null) {
+            return null;
+        }
+        return findOne(pred, (java.util.Set<T>) (java.util.Set<?>) map.entrySet());
+    }
+
+    /** {@code [[k, v], ...]} to {@code v -> [k, ...]}. */
+    public static Map<Object, List<Object>> reverseMap(List<List<Object>> listSeq) {
+        Map<Object, List<Object>> ret = new HashMap<>();
+        if (listSeq == null) {
+            return ret;
+        }
+        for (List<Object> entry : listSeq) {
+            ret.computeIfAbsent(entry.get(1), k -> new ArrayList<>()).add(entry.get(0));
+        }
+        return ret;
+    }
+
+    /** A copy of {@code m} with the value of {@code key} replaced by as many '#' as its string has characters. */
+    public static Map<String, Object> redactValue(Map<String, Object> m, String key) {
+        if (!m.containsKey(key)) {
+            return m;
+        }
+        Map<String, Object> copy = new HashMap<>(m);
+        Object v = copy.get(key);
+        copy.put(key, "#".repeat(String.valueOf(v).length()));
+        return copy;
+    }
+
+    public static boolean isLocalhostAddress(String address) {
+        return LOCALHOST_ADDRESSES.contains(address);
+    }
+
+    /** The heap size in MB of the first -Xmx among the options (at least 1), else {@code defaultValue}. */
+    public static Double parseJvmHeapMemByChildOpts(List<String> options, Double defaultValue) {
+        if (options == null) {
+            return defaultValue;
+        }
+        for (String option : options) {
+            if (option == null) {
+                continue;
+            }
+            java.util.regex.Matcher m = XMX_PATTERN.matcher(option);
+            if (m.find()) {
+                double value = Long.parseLong(m.group(1));
+                switch (Character.toLowerCase(m.group(2).charAt(0))) {
+                    case 'k':
+                        value = value / 1024.0;
+                        break;
+                    case 'g':
+                        value = value * 1024.0;
+                        break;
+                    default:
+                        break;
+                }
+                return Math.max(1.0, value);
+            }
+        }
+        return defaultValue;
+    }
+
+    /** Logs every line of {@code in} at info, prefixed; returns at its end. */
+    public static void readAndLogStream(String prefix, InputStream in) {
+        try (java.io.BufferedReader r = new java.io.BufferedReader(
+                new java.io.InputStreamReader(in, StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = r.readLine()) != null) {
+                LOG.info("{}:{}", prefix, line);
+            }
+        } catch (IOException e) {
+            LOG.warn("Error while trying to log stream", e);
+        }
+    }
+
+    /** Marks the topology with the Storm and JDK versions that built it, unless already set. */
+    public static org.apache.storm.generated.StormTopology addVersions(org.apache.storm.generated.StormTopology topology) {
+        if (!topology.is_set_storm_version()) {
+            topology.set_storm_version(org.apache.storm.topology.TopologyBuilder.STORM_VERSION);
+        }
+        if (!topology.is_set_jdk_version()) {
+            topology.set_jdk_version(System.getProperty("java.version"));
+        }
+        return topology;
+    }
+
+    /**
+     * The cycles among the components of {@code topology} (each as the list of component
+     * ids around it), found from every spout by depth-first search over the subscriptions.
+     */
+    public static List<List<String>> findComponentCycles(org.apache.storm.generated.StormTopology topology,
+                                                         String topoId) {
+        Map<String, java.util.Set<String>> downstream = new java.util.TreeMap<>();
+        java.util.Set<String> spouts = new java.util.TreeSet<>();
+        if (topology.get_spouts() != null) {
+            spouts.addAll(topology.get_spouts().keySet());
+            for (String s : spouts) {
+                downstream.computeIfAbsent(s, k -> new java.util.TreeSet<>());
+            }
+        }
+        if (topology.get_bolts() != null) {
+            topology.get_bolts().forEach((id, bolt) -> {
+                downstream.computeIfAbsent(id, k -> new java.util.TreeSet<>());
+                if (bolt.get_common() != null && bolt.get_common().get_inputs() != null) {
+                    for (GlobalStreamId in : bolt.get_common().get_inputs().keySet()) {
+                        downstream.computeIfAbsent(in.get_componentId(), k -> new java.util.TreeSet<>()).add(id);
+                    }
+                }
+            });
+        }
+        List<List<String>> cycles = new ArrayList<>();
+        java.util.Set<String> done = new java.util.HashSet<>();
+        // Spouts first (Storm starts there), then any component not reached from a spout.
+        List<String> roots = new ArrayList<>(spouts);
+        roots.addAll(downstream.keySet());
+        for (String root : roots) {
+            if (!done.contains(root)) {
+                findCycles(root, downstream, new ArrayList<>(), new java.util.HashSet<>(), done, cycles);
+            }
+        }
+        if (!cycles.isEmpty()) {
+            LOG.error("Topology {} contains cycles {}", topoId, cycles);
+        }
+        return cycles;
+    }
+
+    private static void findCycles(String node, Map<String, java.util.Set<String>> downstream, List<String> path,
+                                   java.util.Set<String> onPath, java.util.Set<String> done,
+                                   List<List<String>> cycles) {
+        path.add(node);
+        onPath.add(node);
+        for (String next : downstream.getOrDefault(node, java.util.Set.of())) {
+            if (onPath.contains(next)) {
+                cycles.add(new ArrayList<>(path.subList(path.indexOf(next), path.size())));
+            } else if (!done.contains(next)) {
+                findCycles(next, downstream, path, onPath, done, cycles);
+            }
+        }
+        onPath.remove(node);
+        path.remove(path.size() - 1);
+        done.add(node);
+    }
+
+    /** Refuses a topology whose components form a cycle, naming the cycles. */
+    public static void validateCycleFree(org.apache.storm.generated.StormTopology topology, String name)
+            throws org.apache.storm.generated.InvalidTopologyException {
+        List<List<String>> cycles = findComponentCycles(topology, name);
+        if (!cycles.isEmpty()) {
+            List<String> parts = new ArrayList<>();
+            for (List<String> c : cycles) {
+                parts.add(String.join(",", c));
+            }
+            throw new org.apache.storm.generated.InvalidTopologyException("Topology " + name
+                    + " contains cycles in components \"" + String.join(" ; ", parts) + "\"");
+        }
+    }
+
+    /** Egret runs one Storm API version; no other storm-client jars are looked for. */
+    public static java.util.NavigableMap<SimpleVersion, Object> getAlternativeVersionsMap(Map<String, Object> conf) {
+        return new java.util.TreeMap<>();
+    }
+
+    /** {@code supervisor.worker.version.classpath.map} (version to classpath), plus this version with {@code currentClassPath}. */
+    public static java.util.NavigableMap<SimpleVersion, List<String>> getConfiguredClasspathVersions(
+            Map<String, Object> conf, List<String> currentClassPath) {
+        java.util.TreeMap<SimpleVersion, List<String>> ret = new java.util.TreeMap<>();
+        Object m = conf == null ? null : conf.get("supervisor.worker.version.classpath.map");
+        if (m instanceof Map) {
+            for (Map.Entry<?, ?> e : ((Map<?, ?>) m).entrySet()) {
+                ret.put(new SimpleVersion(String.valueOf(e.getKey())),
+                        java.util.Arrays.asList(String.valueOf(e.getValue()).split(File.pathSeparator)));
+            }
+        }
+        ret.put(new SimpleVersion(org.apache.storm.topology.TopologyBuilder.STORM_VERSION), currentClassPath);
+        return ret;
+    }
+
+    /** {@code supervisor.worker.version.main.map}, plus this version's worker main class. */
+    public static java.util.NavigableMap<SimpleVersion, String> getConfiguredWorkerMainVersions(Map<String, Object> conf) {
+        return versionMap(conf, "supervisor.worker.version.main.map", "org.apache.storm.daemon.worker.Worker");
+    }
+
+    /** {@code supervisor.worker.version.logwriter.map}, plus this version's log writer class. */
+    public static java.util.NavigableMap<SimpleVersion, String> getConfiguredWorkerLogWriterVersions(
+            Map<String, Object> conf) {
+        return versionMap(conf, "supervisor.worker.version.logwriter.map", "org.apache.storm.LogWriter");
+    }
+
+    private static java.util.NavigableMap<SimpleVersion, String> versionMap(Map<String, Object> conf, String key,
+                                                                         String current) {
+        java.util.TreeMap<SimpleVersion, String> ret = new java.util.TreeMap<>();
+        Object m = conf == null ? null : conf.get(key);
+        if (m instanceof Map) {
+            for (Map.Entry<?, ?> e : ((Map<?, ?>) m).entrySet()) {
+                ret.put(new SimpleVersion(String.valueOf(e.getKey())), String.valueOf(e.getValue()));
+            }
+        }
+        ret.put(new SimpleVersion(org.apache.storm.topology.TopologyBuilder.STORM_VERSION), current);
+        return ret;
+    }
+
+    /**
+     * The value for the lowest version at or above {@code desiredVersion} with the same major
+     * version, else the highest below it with the same major, else {@code defaultValue}.
+     */
+    public static <T> T getCompatibleVersion(java.util.NavigableMap<SimpleVersion, T> versionedMap,
+                                             SimpleVersion desiredVersion, String what, T defaultValue) {
+        Map.Entry<SimpleVersion, T> ret = versionedMap.ceilingEntry(desiredVersion);
+        if (ret == null || ret.getKey().getMajor() != desiredVersion.getMajor()) {
+            ret = versionedMap.floorEntry(desiredVersion);
+            if (ret == null || ret.getKey().getMajor() != desiredVersion.getMajor()) {
+                if (defaultValue != null) {
+                    LOG.warn("Could not find any compatible {} falling back to using {}", what, defaultValue);
+                }
+                return defaultValue;
+            }
+            LOG.warn("Could not find a higher compatible version for {} {}, using {} instead", what, desiredVersion,
+                    ret.getKey());
+        }
+        return ret.getValue();
+    }
+
+    /**
+     * {@code conf} over the {@code defaults.yaml} found on {@code cp} (a classpath of jars
+     * and directories): the config a worker of that classpath would see. {@code conf}
+     * itself when {@code cp} is empty or holds no defaults.
+     */
+    public static Map<String, Object> getConfigFromClasspath(List<String> cp, Map<String, Object> conf)
+            throws IOException {
+        if (cp == null || cp.isEmpty()) {
+            return conf;
+        }
+        List<URL> urls = new ArrayList<>();
+        for (String entry : cp) {
+            urls.add(new File(entry).toURI().toURL());
+        }
+        try (java.net.URLClassLoader loader = new java.net.URLClassLoader(urls.toArray(new URL[0]), null)) {
+            URL defaults = loader.getResource("defaults.yaml");
+            if (defaults == null) {
+                return conf;
+            }
+            Map<String, Object> ret;
+            try (InputStream in = defaults.openStream()) {
+                ret = readYaml(in, defaults.toString());
+            }
+            if (conf != null) {
+                ret.putAll(conf);
+            }
+            return ret;
+        }
+    }
+
+    /** Egret has no blob store: always throws, naming the feature. */
+    public static org.apache.storm.blobstore.ClientBlobStore getClientBlobStore(Map<String, Object> conf) {
+        throw new UnsupportedOperationException("The Storm blob store (client.blobstore.class) is not supported"
+                + " by Egret: ship files in the topology jar or read them from a shared path");
+    }
+
+    /** Accepts a topology without {@code topology.blobstore.map}; Egret has no blob store for one that has. */
+    public static void validateTopologyBlobStoreMap(Map<String, Object> topoConf)
+            throws org.apache.storm.generated.InvalidTopologyException {
+        Object map = topoConf == null ? null : topoConf.get("topology.blobstore.map");
+        if (map instanceof Map && !((Map<?, ?>) map).isEmpty()) {
+            throw new org.apache.storm.generated.InvalidTopologyException("topology.blobstore.map names blobs "
+                    + ((Map<?, ?>) map).keySet() + " but the Storm blob store is not supported by Egret");
+        }
+    }
+
+    public static void validateTopologyBlobStoreMap(Map<String, Object> topoConf,
+                                                    org.apache.storm.blobstore.NimbusBlobStore client)
+            throws org.apache.storm.generated.InvalidTopologyException {
+        validateTopologyBlobStoreMap(topoConf);
+    }
+
+    public static void validateTopologyBlobStoreMap(Map<String, Object> topoConf,
+                                                    org.apache.storm.blobstore.BlobStore blobStore)
+            throws org.apache.storm.generated.InvalidTopologyException {
+        validateTopologyBlobStoreMap(topoConf);
+    }
+
+    /** Storm's topology ZooKeeper auth: {@code storm.zookeeper.topology.auth.scheme} set and non-empty. */
+    public static boolean isZkAuthenticationConfiguredTopology(Map<String, Object> conf) {
+        Object scheme = conf == null ? null : conf.get("storm.zookeeper.topology.auth.scheme");
+        return scheme != null && !scheme.toString().isEmpty();
+    }
+
+    /** Storm's daemon ZooKeeper auth: a JAAS login config, or {@code storm.zookeeper.auth.scheme} set. */
+    public static boolean isZkAuthenticationConfiguredStormServer(Map<String, Object> conf) {
+        Object scheme = conf == null ? null : conf.get("storm.zookeeper.auth.scheme");
+        return System.getProperty("java.security.auth.login.config") != null
+                || (scheme != null && !scheme.toString().isEmpty());
+    }
+
+    /** {@code scheme:id} as a ZooKeeper Id. */
+    public static org.apache.storm.shade.org.apache.zookeeper.data.Id parseZkId(String id, String configName) {
+        String[] split = id.split(":", 2);
+        if (split.length != 2) {
+            throw new IllegalArgumentException(configName + " does not appear to be in the form scheme:acl, "
+                    + "i.e. sasl:storm-user");
+        }
+        return new org.apache.storm.shade.org.apache.zookeeper.data.Id(split[0], split[1]);
+    }
+
+    /** ZooKeeper's Perms.ALL (read, write, create, delete, admin). */
+    private static final int ZK_PERMS_ALL = 31;
+
+    /** All permissions for {@code storm.zookeeper.superACL}. */
+    public static org.apache.storm.shade.org.apache.zookeeper.data.ACL getSuperUserAcl(Map<String, Object> conf) {
+        Object user = conf == null ? null : conf.get("storm.zookeeper.superACL");
+        if (user == null) {
+            throw new IllegalArgumentException("Authentication is enabled but storm.zookeeper.superACL is not set");
+        }
+        return new org.apache.storm.shade.org.apache.zookeeper.data.ACL(ZK_PERMS_ALL,
+                parseZkId(user.toString(), "storm.zookeeper.superACL"));
+    }
+
+    /** The ACL of a worker's ZooKeeper nodes: creator-all plus the super user; null without topology auth. */
+    public static List<org.apache.storm.shade.org.apache.zookeeper.data.ACL> getWorkerACL(Map<String, Object> conf) {
+        if (!isZkAuthenticationConfiguredTopology(conf)) {
+            return null;
+        }
+        List<org.apache.storm.shade.org.apache.zookeeper.data.ACL> ret = new ArrayList<>();
+        ret.add(new org.apache.storm.shade.org.apache.zookeeper.data.ACL(ZK_PERMS_ALL,
+                new org.apache.storm.shade.org.apache.zookeeper.data.Id("auth", "")));
+        ret.add(getSuperUserAcl(conf));
+        return ret;
+    }
+
     public static List<URL> findResources(String name) {
         try {
             ClassLoader cl = Thread.currentThread().getContextClassLoader();
