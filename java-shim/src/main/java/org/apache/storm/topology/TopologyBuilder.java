@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Set;
 import org.apache.storm.Config;
@@ -26,6 +27,8 @@ import org.apache.storm.lambda.LambdaSpout;
 import org.apache.storm.lambda.SerializableBiConsumer;
 import org.apache.storm.lambda.SerializableConsumer;
 import org.apache.storm.lambda.SerializableSupplier;
+import org.apache.storm.spout.CheckpointSpout;
+import org.apache.storm.state.State;
 import org.apache.storm.tuple.Fields;
 import org.apache.storm.tuple.Tuple;
 import org.apache.storm.utils.Utils;
@@ -48,6 +51,8 @@ public class TopologyBuilder {
     private final Map<String, ComponentCommon> commons = new HashMap<>();
     private final Map<String, Set<String>> componentToSharedMemory = new HashMap<>();
     private final Map<String, SharedMemory> sharedMemory = new HashMap<>();
+    /** A stateful bolt was added: createTopology wires the checkpoint spout and stream. */
+    private boolean hasStatefulBolt = false;
 
     public TopologyBuilder() {
     }
@@ -61,10 +66,19 @@ public class TopologyBuilder {
     public StormTopology createTopology() {
         Map<String, Bolt> boltSpecs = new HashMap<>();
         Map<String, SpoutSpec> spoutSpecs = new HashMap<>();
+        if (hasStatefulBolt && !spouts.containsKey(CheckpointSpout.CHECKPOINT_COMPONENT_ID)) {
+            setSpout(CheckpointSpout.CHECKPOINT_COMPONENT_ID, new CheckpointSpout(), 1);
+        }
         for (Map.Entry<String, IRichBolt> e : bolts.entrySet()) {
             String id = e.getKey();
             IRichBolt bolt = e.getValue();
+            if (hasStatefulBolt && !(bolt instanceof StatefulBoltExecutor)) {
+                bolt = new CheckpointTupleForwarder(bolt);
+            }
             ComponentCommon common = getComponentCommon(id, bolt);
+            if (hasStatefulBolt) {
+                addCheckpointInputs(common);
+            }
             boltSpecs.put(id, new Bolt(ComponentObject.serialized_java(serialize("Bolt", id, bolt)), common));
         }
         for (Map.Entry<String, IRichSpout> e : spouts.entrySet()) {
@@ -86,6 +100,26 @@ public class TopologyBuilder {
             topology.set_shared_memory(new HashMap<>(sharedMemory));
         }
         return topology;
+    }
+
+    /**
+     * Storm's checkpoint wiring: each bolt takes {@code $checkpoint} (all grouping) from the
+     * checkpoint spout in place of every spout it reads, and from every bolt it reads.
+     */
+    private void addCheckpointInputs(ComponentCommon common) {
+        Set<GlobalStreamId> checkpointInputs = new LinkedHashSet<>();
+        for (GlobalStreamId input : common.get_inputs().keySet()) {
+            String source = input.get_componentId();
+            if (spouts.containsKey(source)) {
+                checkpointInputs.add(new GlobalStreamId(CheckpointSpout.CHECKPOINT_COMPONENT_ID,
+                        CheckpointSpout.CHECKPOINT_STREAM_ID));
+            } else {
+                checkpointInputs.add(new GlobalStreamId(source, CheckpointSpout.CHECKPOINT_STREAM_ID));
+            }
+        }
+        for (GlobalStreamId id : checkpointInputs) {
+            common.put_to_inputs(id, Grouping.all(new NullStruct()));
+        }
     }
 
     private static byte[] serialize(String kind, String id, Object component) {
@@ -151,6 +185,42 @@ public class TopologyBuilder {
     public BoltDeclarer setBolt(String id, SerializableConsumer<Tuple> consumer, Number parallelismHint)
             throws IllegalArgumentException {
         return setBolt(id, new LambdaConsumerBolt(consumer), parallelismHint);
+    }
+
+    /** A windowed bolt, run in a {@link WindowedBoltExecutor}. */
+    public BoltDeclarer setBolt(String id, IWindowedBolt bolt) throws IllegalArgumentException {
+        return setBolt(id, bolt, null);
+    }
+
+    public BoltDeclarer setBolt(String id, IWindowedBolt bolt, Number parallelismHint)
+            throws IllegalArgumentException {
+        return setBolt(id, new WindowedBoltExecutor(bolt), parallelismHint);
+    }
+
+    /**
+     * A stateful bolt, run in a {@link StatefulBoltExecutor}. The topology then gets the
+     * checkpoint spout and every bolt the checkpoint stream (see {@link #createTopology()}).
+     */
+    public <T extends State> BoltDeclarer setBolt(String id, IStatefulBolt<T> bolt) throws IllegalArgumentException {
+        return setBolt(id, bolt, null);
+    }
+
+    public <T extends State> BoltDeclarer setBolt(String id, IStatefulBolt<T> bolt, Number parallelismHint)
+            throws IllegalArgumentException {
+        hasStatefulBolt = true;
+        return setBolt(id, new StatefulBoltExecutor<T>(bolt), parallelismHint);
+    }
+
+    /** A stateful windowed bolt, run in a {@link StatefulWindowedBoltExecutor} inside a {@link StatefulBoltExecutor}. */
+    public <T extends State> BoltDeclarer setBolt(String id, IStatefulWindowedBolt<T> bolt)
+            throws IllegalArgumentException {
+        return setBolt(id, bolt, null);
+    }
+
+    public <T extends State> BoltDeclarer setBolt(String id, IStatefulWindowedBolt<T> bolt, Number parallelismHint)
+            throws IllegalArgumentException {
+        hasStatefulBolt = true;
+        return setBolt(id, new StatefulBoltExecutor<T>(new StatefulWindowedBoltExecutor<T>(bolt)), parallelismHint);
     }
 
     public SpoutDeclarer setSpout(String id, IRichSpout spout) throws IllegalArgumentException {

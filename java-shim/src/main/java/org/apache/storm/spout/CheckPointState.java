@@ -1,0 +1,94 @@
+package org.apache.storm.spout;
+
+import java.io.Serializable;
+
+/**
+ * The checkpoint spout's transaction: its id and phase. The next action follows from the
+ * phase and whether the spout is recovering (after start or a failed checkpoint):
+ *
+ * <pre>
+ * COMMITTED  : recovering ? INITSTATE(txid) : PREPARE(txid + 1)
+ * PREPARING  : recovering ? ROLLBACK(txid)  : PREPARE(txid)
+ * COMMITTING : COMMIT(txid)
+ * </pre>
+ *
+ * and an acked action moves the phase on: PREPARE to COMMITTING, COMMIT to COMMITTED,
+ * ROLLBACK to COMMITTED at txid - 1 (the prepared transaction is abandoned), INITSTATE ends
+ * the recovery.
+ */
+public class CheckPointState implements Serializable {
+    private static final long serialVersionUID = 1L;
+
+    private final long txid;
+    private final State state;
+
+    /** The phases of a transaction. */
+    public enum State {
+        COMMITTED,
+        PREPARING,
+        COMMITTING
+    }
+
+    /** The actions sent on the checkpoint stream. */
+    public enum Action {
+        /** Stage the state for the transaction. */
+        PREPARE,
+        /** Commit the staged state. */
+        COMMIT,
+        /** Drop the staged state and return to the last committed one. */
+        ROLLBACK,
+        /** Hand the (last committed) state to the bolt. */
+        INITSTATE
+    }
+
+    public CheckPointState(long txid, State state) {
+        this.txid = txid;
+        this.state = state;
+    }
+
+    public long getTxid() {
+        return txid;
+    }
+
+    public State getState() {
+        return state;
+    }
+
+    /** The action to emit next and the transaction id it carries. */
+    public Action nextAction(boolean recovering) {
+        switch (state) {
+            case PREPARING:
+                return recovering ? Action.ROLLBACK : Action.PREPARE;
+            case COMMITTING:
+                return Action.COMMIT;
+            case COMMITTED:
+            default:
+                return recovering ? Action.INITSTATE : Action.PREPARE;
+        }
+    }
+
+    /** The txid carried by {@link #nextAction}. */
+    public long nextTxid(boolean recovering) {
+        return state == State.COMMITTED && !recovering ? txid + 1 : txid;
+    }
+
+    /** The state once {@code action} (emitted from this state) is acked. */
+    public CheckPointState afterAck(Action action) {
+        switch (action) {
+            case PREPARE:
+                return new CheckPointState(nextTxid(false), State.COMMITTING);
+            case COMMIT:
+                return new CheckPointState(txid, State.COMMITTED);
+            case ROLLBACK:
+                return new CheckPointState(txid - 1, State.COMMITTED);
+            case INITSTATE:
+            default:
+                return this;
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "CheckPointState{txid=" + txid + ", state=" + state + '}';
+    }
+}

@@ -1,0 +1,126 @@
+package org.apache.storm.topology;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+import org.apache.storm.generated.GlobalStreamId;
+import org.apache.storm.spout.CheckPointState.Action;
+import org.apache.storm.spout.CheckpointSpout;
+import org.apache.storm.task.OutputCollector;
+import org.apache.storm.task.TopologyContext;
+import org.apache.storm.tuple.Fields;
+import org.apache.storm.tuple.Tuple;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Splits a bolt's input into checkpoint tuples and others, and lines the checkpoint tuples
+ * up: an action for a transaction is handled once it arrived from every task upstream on
+ * {@code $checkpoint} (the others are acked as they come); actions for a transaction
+ * older than the last handled one are acked and ignored.
+ */
+public abstract class BaseStatefulBoltExecutor implements IRichBolt {
+    private static final long serialVersionUID = 1L;
+    private static final Logger LOG = LoggerFactory.getLogger(BaseStatefulBoltExecutor.class);
+
+    protected OutputCollector collector;
+    private transient int checkpointInputTaskCount;
+    private transient long lastTxid;
+    private transient Map<TransactionRequest, Integer> transactionRequestCount;
+
+    /** Sets up the checkpoint alignment for this task. */
+    protected void init(TopologyContext context, OutputCollector collector) {
+        this.collector = collector;
+        this.checkpointInputTaskCount = getCheckpointInputTaskCount(context);
+        this.transactionRequestCount = new HashMap<>();
+        this.lastTxid = Long.MIN_VALUE;
+    }
+
+    private static int getCheckpointInputTaskCount(TopologyContext context) {
+        int count = 0;
+        for (GlobalStreamId inputStream : context.getThisSources().keySet()) {
+            if (CheckpointSpout.CHECKPOINT_STREAM_ID.equals(inputStream.get_streamId())) {
+                count += context.getComponentTasks(inputStream.get_componentId()).size();
+            }
+        }
+        return count;
+    }
+
+    @Override
+    public void execute(Tuple input) {
+        if (CheckpointSpout.isCheckpoint(input)) {
+            processCheckpoint(input);
+        } else {
+            handleTuple(input);
+        }
+    }
+
+    private void processCheckpoint(Tuple input) {
+        Action action = (Action) input.getValueByField(CheckpointSpout.CHECKPOINT_FIELD_ACTION);
+        long txid = ((Number) input.getValueByField(CheckpointSpout.CHECKPOINT_FIELD_TXID)).longValue();
+        if (!allInputsArrived(action, txid)) {
+            LOG.debug("Waiting for action {}, txid {} from all {} input tasks", action, txid,
+                    checkpointInputTaskCount);
+            collector.ack(input);
+            return;
+        }
+        if (txid < lastTxid) {
+            LOG.debug("Ignoring old transaction. Action {}, txid {}", action, txid);
+            collector.ack(input);
+            return;
+        }
+        try {
+            handleCheckpoint(input, action, txid);
+            lastTxid = action == Action.ROLLBACK ? txid - 1 : txid;
+        } catch (Throwable th) {
+            LOG.error("Got error while processing checkpoint tuple", th);
+            collector.fail(input);
+            collector.reportError(th);
+        }
+    }
+
+    private boolean allInputsArrived(Action action, long txid) {
+        TransactionRequest request = new TransactionRequest(action, txid);
+        int count = transactionRequestCount.merge(request, 1, Integer::sum);
+        if (count >= checkpointInputTaskCount) {
+            transactionRequestCount.remove(request);
+            return true;
+        }
+        return false;
+    }
+
+    /** Declares the checkpoint stream this bolt forwards on. */
+    protected void declareCheckpointStream(OutputFieldsDeclarer declarer) {
+        declarer.declareStream(CheckpointSpout.CHECKPOINT_STREAM_ID,
+                new Fields(CheckpointSpout.CHECKPOINT_FIELD_TXID, CheckpointSpout.CHECKPOINT_FIELD_ACTION));
+    }
+
+    /** Handles a checkpoint action, forwards it (anchored) and acks it, or fails it. */
+    protected abstract void handleCheckpoint(Tuple checkpointTuple, Action action, long txid);
+
+    protected abstract void handleTuple(Tuple input);
+
+    private static final class TransactionRequest {
+        private final Action action;
+        private final long txid;
+
+        TransactionRequest(Action action, long txid) {
+            this.action = action;
+            this.txid = txid;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            if (!(o instanceof TransactionRequest)) {
+                return false;
+            }
+            TransactionRequest that = (TransactionRequest) o;
+            return txid == that.txid && action == that.action;
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(action, txid);
+        }
+    }
+}
