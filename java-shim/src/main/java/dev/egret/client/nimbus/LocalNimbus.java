@@ -37,6 +37,7 @@ import org.apache.storm.generated.ExecutorSummary;
 import org.apache.storm.generated.GetInfoOptions;
 import org.apache.storm.generated.GlobalStreamId;
 import org.apache.storm.generated.KillOptions;
+import org.apache.storm.generated.Nimbus;
 import org.apache.storm.generated.NimbusSummary;
 import org.apache.storm.generated.NotAliveException;
 import org.apache.storm.generated.SpoutStats;
@@ -44,6 +45,8 @@ import org.apache.storm.generated.SupervisorSummary;
 import org.apache.storm.generated.TopologyInfo;
 import org.apache.storm.generated.TopologySummary;
 import org.apache.storm.thrift.TException;
+import org.apache.storm.thrift.protocol.TBinaryProtocol;
+import org.apache.storm.thrift.protocol.TProtocol;
 import org.apache.storm.utils.Utils;
 
 /**
@@ -83,6 +86,17 @@ public final class LocalNimbus {
     public LocalNimbus(Path localDir, int timeoutMillis) {
         this.localDir = localDir;
         this.timeoutMillis = timeoutMillis > 0 ? timeoutMillis : DEFAULT_TIMEOUT_MILLIS;
+    }
+
+    /**
+     * A Thrift protocol whose far end is this cluster's Nimbus: calls written to it are
+     * decoded and served by {@link LocalNimbusHandler} through {@link Nimbus.Processor}'s functions in this
+     * JVM (see {@link InJvmTransport}). {@code new Nimbus.Client(protocol())} is the client
+     * {@code NimbusClient.getClient()} returns.
+     */
+    public TProtocol protocol() {
+        LocalNimbusHandler handler = new LocalNimbusHandler(this);
+        return new TBinaryProtocol(new InJvmTransport(new QuietProcessor<>(handler, new Nimbus.Processor<>(handler))));
     }
 
     public Path localDir() {

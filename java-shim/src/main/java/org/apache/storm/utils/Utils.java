@@ -739,6 +739,79 @@ public class Utils {
         }
     }
 
+    // ---- Thrift (de)serialization and topology look-up through Nimbus, as Storm's Utils ----
+
+    /** Thrift's serializer and deserializer keep per-call state: one of each per thread. */
+    private static final ThreadLocal<org.apache.storm.thrift.TSerializer> THRIFT_SERIALIZER =
+            ThreadLocal.withInitial(() -> {
+                try {
+                    return new org.apache.storm.thrift.TSerializer();
+                } catch (org.apache.storm.thrift.transport.TTransportException e) {
+                    throw new IllegalStateException("cannot create a Thrift serializer", e);
+                }
+            });
+    private static final ThreadLocal<org.apache.storm.thrift.TDeserializer> THRIFT_DESERIALIZER =
+            ThreadLocal.withInitial(() -> {
+                try {
+                    return new org.apache.storm.thrift.TDeserializer();
+                } catch (org.apache.storm.thrift.transport.TTransportException e) {
+                    throw new IllegalStateException("cannot create a Thrift deserializer", e);
+                }
+            });
+
+    /** Thrift's binary encoding of {@code t}, the bytes Storm's Utils.thriftSerialize makes. */
+    public static byte[] thriftSerialize(org.apache.storm.thrift.TBase t) {
+        try {
+            return THRIFT_SERIALIZER.get().serialize(t);
+        } catch (org.apache.storm.thrift.TException e) {
+            LOG.error("Failed to serialize to thrift: ", e);
+            throw new RuntimeException(e);
+        }
+    }
+
+    public static <T> T thriftDeserialize(Class<T> c, byte[] b) {
+        return thriftDeserialize(c, b, 0, b.length);
+    }
+
+    /** Reads a {@code c} (a Thrift struct with a public no-arg constructor) from {@code b}. */
+    public static <T> T thriftDeserialize(Class<T> c, byte[] b, int offset, int length) {
+        try {
+            T ret = c.getDeclaredConstructor().newInstance();
+            THRIFT_DESERIALIZER.get().deserialize((org.apache.storm.thrift.TBase) ret, b, offset, length);
+            return ret;
+        } catch (Exception e) {
+            throw new RuntimeException(e);
+        }
+    }
+
+    /** The info of the topology named {@code name}, or null when none runs; asks Nimbus as {@code asUser}. */
+    public static org.apache.storm.generated.TopologyInfo getTopologyInfo(String name, String asUser,
+            Map<String, Object> topoConf) {
+        try (NimbusClient client = NimbusClient.getConfiguredClientAs(topoConf, asUser)) {
+            String topologyId = getTopologyId(name, client.getClient());
+            return topologyId == null ? null : client.getClient().getTopologyInfo(topologyId);
+        } catch (Exception e) {
+            throw new RuntimeException(e);
+        }
+    }
+
+    /** The id of the running topology named {@code name}, or null. */
+    public static String getTopologyId(String name, org.apache.storm.generated.Nimbus.Iface client) {
+        try {
+            org.apache.storm.generated.ClusterSummary summary = client.getClusterInfo();
+            for (org.apache.storm.generated.TopologySummary s : summary.get_topologies()) {
+                if (s.get_name().equals(name)) {
+                    return s.get_id();
+                }
+            }
+        } catch (Exception e) {
+            throw new RuntimeException(e);
+        }
+        return null;
+    }
+
+    // ---- end of the Thrift block ----
+
     public static <S, T> T get(Map<S, T> m, S key, T def) {
         T ret = m.get(key);
         return ret == null ? def : ret;

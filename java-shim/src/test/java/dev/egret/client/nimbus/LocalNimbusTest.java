@@ -268,4 +268,26 @@ class LocalNimbusTest {
         assertTrue(e.getMessage().contains("did not answer"), e.getMessage());
         assertTrue(System.nanoTime() - started < 5_000_000_000L);
     }
+
+    /** The client is a genuine Thrift client: explicit send_/recv_ halves over the in-JVM transport. */
+    @Test
+    void callsGoThroughThriftsEncoding() throws Exception {
+        Map<String, Object> conf = Map.of("egret.local.dir", local.toString());
+        try (NimbusClient nimbus = NimbusClient.getConfiguredClient(conf)) {
+            assertTrue(nimbus.transport() instanceof InJvmTransport, "ThriftClient.transport(): " + nimbus.transport());
+            Nimbus.Client client = new Nimbus.Client(new LocalNimbus(local, 2000).protocol());
+            client.send_getClusterInfo();
+            assertTrue(client.getInputProtocol().getTransport().peek(), "the reply is buffered after send_");
+            ClusterSummary cluster = client.recv_getClusterInfo();
+            assertEquals("wc-1-1", cluster.get_topologies().get(0).get_id());
+            // Declared exceptions arrive as themselves, with their message.
+            client.send_getTopologyInfo("nope-1-1");
+            NotAliveException e = assertThrows(NotAliveException.class, client::recv_getTopologyInfo);
+            assertTrue(e.getMessage().contains("nope-1-1"), e.getMessage());
+        }
+        assertEquals("wc-1-1", org.apache.storm.utils.Utils.getTopologyId("wc", client()));
+        assertNull(org.apache.storm.utils.Utils.getTopologyId("other", client()));
+        assertEquals("wc", org.apache.storm.utils.Utils.getTopologyInfo("wc", null, conf).get_name());
+        assertNull(org.apache.storm.utils.Utils.getTopologyInfo("other", null, conf));
+    }
 }

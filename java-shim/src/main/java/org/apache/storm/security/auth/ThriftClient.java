@@ -1,15 +1,24 @@
 package org.apache.storm.security.auth;
 
+import dev.egret.client.nimbus.LocalNimbus;
 import java.util.Map;
+import org.apache.storm.thrift.protocol.TProtocol;
+import org.apache.storm.thrift.transport.TTransport;
 
 /**
  * Storm's base of its Thrift clients ({@code NimbusClient} extends it). Egret's clients hold
  * no connection between calls (each call is one request to a topology master), so there is
- * nothing to reconnect or close; the methods exist with Storm's signatures. Storm's
- * {@code transport()} and protocol field are Thrift internals and are not provided.
+ * nothing to reconnect or close; the methods exist with Storm's signatures.
+ *
+ * <p>{@link #protocol} and {@link #transport()}: for a Nimbus connection, a Thrift binary
+ * protocol over an in-JVM transport whose far end is the local cluster's Nimbus
+ * ({@link LocalNimbus#protocol()}), so a {@code Nimbus.Client} made on it works; for the other
+ * connection types (Egret has no supervisor or DRPC Thrift server) null, as before a connect.
  */
 public class ThriftClient implements AutoCloseable {
     protected boolean retryForever;
+    /** Storm: the protocol of the connection. Egret: see the class comment. */
+    protected TProtocol protocol;
 
     private final Map<String, Object> conf;
     private final String host;
@@ -29,6 +38,15 @@ public class ThriftClient implements AutoCloseable {
         this.conf = topoConf;
         this.host = host;
         this.timeout = timeout;
+        if (type == ThriftConnectionType.NIMBUS || type == ThriftConnectionType.NIMBUS_TLS) {
+            int millis = timeout == null ? LocalNimbus.DEFAULT_TIMEOUT_MILLIS : timeout;
+            this.protocol = new LocalNimbus(topoConf, millis).protocol();
+        }
+    }
+
+    /** Storm: the transport of the connection; Egret: {@link #protocol}'s (null without one). */
+    public synchronized TTransport transport() {
+        return protocol == null ? null : protocol.getTransport();
     }
 
     /** The config this client was made with (never null). */
