@@ -390,7 +390,7 @@ public final class LocalNimbus {
                 s.getId().isEmpty() ? topology.getId() : s.getId(),
                 s.getName().isEmpty() ? topology.getName() : s.getName(),
                 (int) Math.min(Integer.MAX_VALUE, s.getUptimeSecs()), executors, status(s),
-                new HashMap<String, List<ErrorInfo>>());
+                errors(response));
         if (!topology.getStormVersion().isEmpty()) {
             info.set_storm_version(topology.getStormVersion());
         }
@@ -398,6 +398,18 @@ public final class LocalNimbus {
         info.set_sched_status("");
         info.set_replication_count(1);
         return info;
+    }
+
+    /** The errors the master kept, per component, oldest first (as Storm lists them). */
+    static Map<String, List<ErrorInfo>> errors(ClientResponse response) {
+        Map<String, List<ErrorInfo>> errors = new HashMap<>();
+        for (dev.egret.proto.ComponentError e : response.getErrorsList()) {
+            ErrorInfo info = new ErrorInfo(e.getError(), (int) Math.min(Integer.MAX_VALUE, e.getTimeSecs()));
+            info.set_host(e.getHost());
+            info.set_port(e.getPort());
+            errors.computeIfAbsent(e.getComponent(), c -> new ArrayList<>()).add(info);
+        }
+        return errors;
     }
 
     static ExecutorSummary executor(ExecutorStatsSummary e) {

@@ -28,9 +28,11 @@ import java.nio.file.Path;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.storm.generated.BoltStats;
 import org.apache.storm.generated.ClusterSummary;
+import org.apache.storm.generated.ErrorInfo;
 import org.apache.storm.generated.ExecutorSummary;
 import org.apache.storm.generated.GlobalStreamId;
 import org.apache.storm.generated.KillOptions;
@@ -109,6 +111,12 @@ class LocalNimbusTest {
                 ExecutorStatsSummary silent = ExecutorStatsSummary.newBuilder().setInstanceId("count-1")
                         .setComponent("count").setTaskStart(4).setTaskEnd(4).setHost("localhost").setPort(2).build();
                 response.addExecutors(bolt).addExecutors(spout).addExecutors(silent);
+                response.addErrors(dev.egret.proto.ComponentError.newBuilder().setComponent("count").setTaskId(2)
+                        .setError("java.lang.IllegalStateException: first").setTimeSecs(1_700_000_000L)
+                        .setHost("localhost").setPort(2));
+                response.addErrors(dev.egret.proto.ComponentError.newBuilder().setComponent("count").setTaskId(3)
+                        .setError("java.lang.IllegalStateException: second").setTimeSecs(1_700_000_005L)
+                        .setHost("localhost").setPort(2));
                 break;
             default:
                 break;
@@ -178,6 +186,15 @@ class LocalNimbusTest {
     void topologyInfoMapsWindowsStreamsAndAverages() throws Exception {
         TopologyInfo info = client().getTopologyInfo("wc-1-1");
         assertEquals("wc", info.get_name());
+        // The master's errors, per component, oldest first, with Storm's ErrorInfo fields.
+        assertEquals(Set.of("count"), info.get_errors().keySet());
+        List<ErrorInfo> errors = info.get_errors().get("count");
+        assertEquals(2, errors.size());
+        assertEquals("java.lang.IllegalStateException: first", errors.get(0).get_error());
+        assertEquals(1_700_000_000, errors.get(0).get_error_time_secs());
+        assertEquals("localhost", errors.get(1).get_host());
+        assertEquals(2, errors.get(1).get_port());
+        assertEquals("java.lang.IllegalStateException: second", errors.get(1).get_error());
         assertEquals(42, info.get_uptime_secs());
         assertEquals(3, info.get_executors_size());
         ExecutorSummary spout = info.get_executors().get(1);
