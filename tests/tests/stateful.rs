@@ -13,8 +13,8 @@ use std::collections::BTreeSet;
 use std::ffi::OsStr;
 use std::time::Duration;
 
-use egret_e2e::Cluster;
 use egret_e2e::jars::{LogWatch, message};
+use egret_e2e::{Cluster, role_processes};
 
 const OUTPUT_TIMEOUT: Duration = Duration::from_secs(75);
 
@@ -31,17 +31,23 @@ fn emitted(line: &str) -> Option<(&str, &str, &str)> {
 }
 
 fn submit_debug(cluster: &Cluster, class: &str, name: &str) {
+    submit_debug_with(cluster, class, name, &[]);
+}
+
+/// As [`submit_debug`], with more `-c key=value` options (they override main's Config).
+fn submit_debug_with(cluster: &Cluster, class: &str, name: &str, options: &[&str]) {
     let main = format!("storm.starter.{class}");
-    let out = cluster
-        .run([
-            OsStr::new("-c"),
-            OsStr::new("topology.debug=true"),
-            OsStr::new("jar"),
-            cluster.artifacts.storm_starter_jar.as_os_str(),
-            OsStr::new(&main),
-            OsStr::new(name),
-        ])
-        .expect("run egret jar");
+    let mut args = vec![OsStr::new("-c"), OsStr::new("topology.debug=true")];
+    for option in options {
+        args.extend([OsStr::new("-c"), OsStr::new(*option)]);
+    }
+    args.extend([
+        OsStr::new("jar"),
+        cluster.artifacts.storm_starter_jar.as_os_str(),
+        OsStr::new(&main),
+        OsStr::new(name),
+    ]);
+    let out = cluster.run(args).expect("run egret jar");
     assert!(
         out.success(),
         "egret jar {class} did not submit: {}",
@@ -126,9 +132,24 @@ impl LogWatch for Seen {
 
 #[test]
 fn stateful_topology_sums_across_checkpoints() {
-    let cluster = Cluster::new("stateful-sum").expect("cluster");
+    stateful_topology("stateful-sum", 1);
+}
+
+/// Two workers (two containers): the checkpoint tuples `[txid, action]` cross JVMs of
+/// different containers, so `CheckPointState.Action` must be serializable with Kryo's
+/// registration required (Egret registers it by default; Storm 2.8.3 does not).
+#[test]
+fn stateful_topology_sums_across_checkpoints_on_two_workers() {
+    stateful_topology("stateful-sum-2w", 2);
+}
+
+/// StatefulTopology (whose main sets `topology.workers` 1) run with `-c
+/// topology.workers=<workers>`.
+fn stateful_topology(test: &str, workers: usize) {
+    let cluster = Cluster::new(test).expect("cluster");
     let name = cluster.topology_name();
-    submit_debug(&cluster, "StatefulTopology", &name);
+    let option = format!("topology.workers={workers}");
+    submit_debug_with(&cluster, "StatefulTopology", &name, &[&option]);
     let mut seen = Seen {
         sum_bolt: "partialsum",
         want_sums: 30,
@@ -137,7 +158,12 @@ fn stateful_topology_sums_across_checkpoints() {
     let took = cluster
         .watch_logs("sums across checkpoints", OUTPUT_TIMEOUT, &mut seen)
         .unwrap_or_else(|e| panic!("{e}"));
+    let containers = role_processes(cluster.home(), "container").len();
     cluster.kill_and_check_clean(&name).expect("kill");
+    assert_eq!(
+        containers, workers,
+        "one container per worker (topology.workers={workers})"
+    );
 
     // Checkpoints: transactions 1, 2, 3.. each prepared then committed, in order.
     let commits: Vec<i64> = seen.commits.iter().copied().collect();
@@ -165,7 +191,7 @@ fn stateful_topology_sums_across_checkpoints() {
         seen.describe()
     );
     eprintln!(
-        "StatefulTopology (after {took:.0?}): committed {:?}, partial sums {:?}.., totals {:?}..",
+        "StatefulTopology on {workers} worker(s) (after {took:.0?}): committed {:?}, partial sums {:?}.., totals {:?}..",
         seen.commits,
         &seen.sums[..8],
         seen.totals.iter().take(5).collect::<Vec<_>>()

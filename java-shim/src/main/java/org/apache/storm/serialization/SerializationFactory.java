@@ -43,6 +43,18 @@ public class SerializationFactory {
         "org.apache.storm.generated.NodeInfo",
     };
 
+    /**
+     * Egret's registrations on top of Storm's defaults: the action of every checkpoint tuple
+     * (stream {@code $checkpoint}, values {@code [txid, action]}), sent from the checkpoint
+     * spout to every stateful bolt. Storm 2.8.3 does not register it (STORM-2531, closed Won't
+     * Fix), so a Storm stateful topology spanning several workers must list it in
+     * {@code topology.kryo.register}; Egret registers it so that such topologies run
+     * unchanged. A topology that does list it keeps working: Kryo keeps the existing id.
+     */
+    private static final Class<?>[] EGRET_DEFAULTS = {
+        org.apache.storm.spout.CheckPointState.Action.class,
+    };
+
     private static final AtomicBoolean WARNED_CUSTOM_FACTORY = new AtomicBoolean();
 
     public SerializationFactory() {
@@ -60,6 +72,9 @@ public class SerializationFactory {
         k.register(BigInteger.class, new DefaultSerializers.BigIntegerSerializer());
         for (String name : OPTIONAL_DEFAULTS) {
             registerIfPresent(k, name);
+        }
+        for (Class<?> c : EGRET_DEFAULTS) {
+            k.register(c);
         }
         for (SerializationRegister sr : ServiceLoader.load(SerializationRegister.class, classLoader())) {
             try {
