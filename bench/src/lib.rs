@@ -7,6 +7,8 @@
 //! - [`cumulative`] and [`histogram`]: the throughput and complete-latency
 //!   figures the Java task hook (`dev.egret.bench.LatencyHook`, registered
 //!   through `topology.auto.task.hooks` on both systems) writes per task;
+//! - [`cluster`]: real Storm as ZooKeeper, Nimbus, a Supervisor and its
+//!   workers on loopback (`--storm-mode cluster`);
 //! - [`runner`]: one measured run (spawn, wait for the first task, warm up,
 //!   measure, stop the whole tree);
 //! - [`plan`]: the command lines of each system and the alternation of rounds;
@@ -16,6 +18,7 @@
 //! sampler, same window rule: cumulative figures at warm-up end subtracted from
 //! those at run end); a run never leaves a process behind, even on error.
 
+pub mod cluster;
 pub mod cumulative;
 pub mod histogram;
 pub mod plan;

@@ -2,7 +2,7 @@
 //! and the alternation of rounds.
 //!
 //! Invariants:
-//! - both systems get the same jar, main class, main arguments and topology
+//! - every system gets the same jar, main class, main arguments and topology
 //!   config (the hook, its output dir, `topology.stats.sample.rate: 1.0` so
 //!   every ack carries a complete latency, `topology.workers` when given, and
 //!   the user's `--conf` options);
@@ -10,13 +10,17 @@
 //!   -Dstorm.jar=<jar> -Dstorm.options=<conf> org.apache.storm.LocalCluster
 //!   <main> <args>`; Egret as `egret local <jar> <main> <args>` with the same
 //!   options as `-c` and the hook jar in `egret.instance.classpath.extra`, in a
-//!   private `EGRET_HOME`;
-//! - rounds alternate Storm, Egret, Storm, Egret...
+//!   private `EGRET_HOME`; the ceiling as Storm but with
+//!   `dev.egret.bench.CeilingRunner` in place of `LocalCluster` (same JVM
+//!   flags and classpath);
+//! - rounds alternate the systems in order: Storm, Egret[, ceiling], Storm, ...
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::BenchError;
+use crate::cluster;
 use crate::runner::Launch;
 
 /// The hook class, as `topology.auto.task.hooks` names it.
@@ -25,6 +29,10 @@ pub const HOOK_CLASS: &str = "dev.egret.bench.LatencyHook";
 pub const OUTPUT_DIR_KEY: &str = "egret.bench.output.dir";
 /// Egret's config key for jars added to every instance JVM's classpath.
 pub const CLASSPATH_EXTRA_KEY: &str = "egret.instance.classpath.extra";
+/// `storm local`'s launcher: runs a main under an in-process local cluster.
+const STORM_LOCAL_MAIN: &str = "org.apache.storm.LocalCluster";
+/// The ceiling's launcher, in the hook jar (bench/storm-side).
+pub const CEILING_MAIN: &str = "dev.egret.bench.CeilingRunner";
 /// Long enough that neither system's local mode ends by itself before we stop it.
 const KEEP_ALIVE_SECS: u64 = 24 * 3600;
 
@@ -187,9 +195,106 @@ impl Plan {
         self.work_dir.join(format!("{system}-{round}"))
     }
 
+    /// Real Storm as a cluster on loopback (`--storm-mode cluster`, see
+    /// [`crate::cluster`]): ZooKeeper, Nimbus, a Supervisor with a slot per
+    /// worker, the submitter run as `storm jar` runs it; `--storm-jvm-opts`
+    /// become the workers' `topology.worker.childopts`. Prepares the run's
+    /// `storm.home` and picks its ports now.
+    pub fn storm_cluster(&self, round: u32, workers: Option<u32>) -> Result<Launch, BenchError> {
+        let dir = self.run_dir("storm", round);
+        let output_dir = dir.join("hook");
+        let log_dir = dir.join("logs");
+        let local_dir = dir.join("storm-local");
+        let zookeeper_data = dir.join("zookeeper");
+        // A previous run's state (same work dir) must not leak into this cluster.
+        for d in [&log_dir, &local_dir, &zookeeper_data] {
+            if d.exists() {
+                std::fs::remove_dir_all(d).map_err(|e| BenchError::io(d, e))?;
+            }
+            std::fs::create_dir_all(d).map_err(|e| BenchError::io(d, e))?;
+        }
+        let ports = cluster::ClusterPorts::pick(cluster::slot_count(workers))
+            .map_err(|e| BenchError::io(Path::new("127.0.0.1:0"), e))?;
+        let mut yaml = cluster::storm_yaml(&ports, &local_dir, &log_dir);
+        if !self.storm_jvm_opts.is_empty() {
+            yaml.push_str(&format!(
+                "topology.worker.childopts: {}\n",
+                cluster::yaml_string(&self.storm_jvm_opts.join(" "))
+            ));
+        }
+        let home = cluster::StormHome::create(
+            &dir.join("storm-home"),
+            &self.storm_classpath,
+            &self.hook_jar,
+            &yaml,
+        )?;
+        let mut submitter = vec![
+            "-cp".to_owned(),
+            format!(
+                "{}:{}:{}",
+                self.storm_classpath,
+                self.hook_jar.display(),
+                self.jar.display()
+            ),
+            format!("-Dstorm.jar={}", self.jar.display()),
+            format!("-Dstorm.conf.file={}", home.conf_file().display()),
+            format!(
+                "-Dstorm.options={}",
+                storm_options(&self.topology_options(&output_dir))
+            ),
+            self.main_class.clone(),
+        ];
+        submitter.extend(self.main_args.iter().cloned());
+        let script = cluster::ClusterScript {
+            java: self.java.display().to_string(),
+            zookeeper_classpath: cluster::zookeeper_classpath()?,
+            zookeeper_data,
+            storm_classpath: self.storm_classpath.clone(),
+            home,
+            ports,
+            submitter,
+            log_dir,
+        };
+        let script_path = dir.join("cluster.sh");
+        std::fs::write(&script_path, script.render())
+            .map_err(|e| BenchError::io(&script_path, e))?;
+        Ok(Launch {
+            system: "storm".into(),
+            program: "bash".into(),
+            args: vec![script_path.into()],
+            env: Vec::new(),
+            cwd: dir.clone(),
+            log: dir.join("storm.log"),
+            output_dir,
+            // Everything is killed: the cluster's state is in the run directory.
+            stop_grace: Duration::from_secs(1),
+        })
+    }
+
     /// Real Storm in local mode, as `storm local` runs it.
     pub fn storm(&self, round: u32) -> Launch {
-        let dir = self.run_dir("storm", round);
+        self.storm_client_jvm("storm", round, STORM_LOCAL_MAIN, Duration::from_secs(5))
+    }
+
+    /// The no-framework ceiling: the user's main under
+    /// `dev.egret.bench.CeilingRunner`, which captures the submitted topology
+    /// and calls its spouts and bolts directly in one thread (docs/bench.md).
+    pub fn ceiling(&self, round: u32) -> Launch {
+        // Nothing to shut down cleanly: the loop is killed where it stands.
+        self.storm_client_jvm("ceiling", round, CEILING_MAIN, Duration::from_secs(1))
+    }
+
+    /// A JVM running `launcher <main> <args>` as `storm jar`/`storm local` set it
+    /// up: Storm's classpath, the hook jar, the topology jar, `storm.jar` and
+    /// `storm.options` (the topology config both other systems get).
+    fn storm_client_jvm(
+        &self,
+        system: &str,
+        round: u32,
+        launcher: &str,
+        stop_grace: Duration,
+    ) -> Launch {
+        let dir = self.run_dir(system, round);
         let output_dir = dir.join("hook");
         let mut args: Vec<OsString> = self.storm_jvm_opts.iter().map(Into::into).collect();
         args.push("-cp".into());
@@ -211,18 +316,18 @@ impl Plan {
             )
             .into(),
         );
-        args.push("org.apache.storm.LocalCluster".into());
+        args.push(launcher.into());
         args.push(self.main_class.clone().into());
         args.extend(self.main_args.iter().map(Into::into));
         Launch {
-            system: "storm".into(),
+            system: system.into(),
             program: self.java.clone(),
             args,
             env: Vec::new(),
             cwd: dir.clone(),
-            log: dir.join("storm.log"),
+            log: dir.join(format!("{system}.log")),
             output_dir,
-            stop_grace: Duration::from_secs(5),
+            stop_grace,
         }
     }
 
@@ -273,7 +378,7 @@ pub const HOOK_JAR_NAME: &str = "egret-bench-storm-side.jar";
 /// The Storm classpath file's name in `bench/storm-side/target`.
 pub const STORM_CLASSPATH_NAME: &str = "storm-classpath.txt";
 
-/// The order of runs: (system, round), Storm first in each round.
+/// The order of runs: (system, round), the systems in the given order in each round.
 pub fn schedule(systems: &[&str], rounds: u32) -> Vec<(String, u32)> {
     (1..=rounds)
         .flat_map(|r| systems.iter().map(move |s| ((*s).to_owned(), r)))
@@ -340,6 +445,23 @@ mod tests {
         let local = args.iter().position(|a| a == "local").unwrap();
         assert_eq!(&args[local + 3..], ["/j/app.jar", "com.M", "60"]);
         assert_eq!(l.env[0].1, OsString::from("/w/egret-2/egret-home"));
+    }
+
+    #[test]
+    fn the_ceiling_runs_the_same_main_under_the_ceiling_runner() {
+        let (storm, ceiling) = (plan().storm(1), plan().ceiling(1));
+        let (s, c) = (strings(&storm.args), strings(&ceiling.args));
+        assert_eq!(ceiling.system, "ceiling");
+        assert_eq!(ceiling.log, PathBuf::from("/w/ceiling-1/ceiling.log"));
+        assert_eq!(ceiling.output_dir, PathBuf::from("/w/ceiling-1/hook"));
+        // Same JVM flags, classpath, storm.jar; the same config but for its own hook dir.
+        assert_eq!(s[..4], c[..4]);
+        assert_eq!(
+            c[5],
+            s[5].replace("storm-1", "ceiling-1"),
+            "the same topology config"
+        );
+        assert_eq!(&c[6..], ["dev.egret.bench.CeilingRunner", "com.M", "60"]);
     }
 
     #[test]

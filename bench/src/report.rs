@@ -18,6 +18,8 @@ pub struct Meta {
     pub warmup_secs: u64,
     pub duration_secs: u64,
     pub rounds: u32,
+    /// The egret executable measured, and its build profile when known.
+    pub egret: String,
 }
 
 /// The median of a system's figures over its rounds.
@@ -193,6 +195,9 @@ pub fn markdown(meta: &Meta, results: &[RunResult]) -> String {
         "`{}` `{}`, {} s warm-up then {} s measured per run, {} round(s), systems alternating.\n",
         meta.jar, meta.main_class, meta.warmup_secs, meta.duration_secs, meta.rounds
     );
+    if !meta.egret.is_empty() {
+        let _ = writeln!(out, "Egret: `{}`.\n", meta.egret);
+    }
     let _ = writeln!(out, "![throughput, p99 latency and memory](chart.svg)\n");
     let _ = writeln!(out, "| {} |", HEADER.join(" | "));
     let _ = writeln!(out, "|{}", "---|".repeat(HEADER.len()));
@@ -209,6 +214,15 @@ pub fn markdown(meta: &Meta, results: &[RunResult]) -> String {
          from /proc every 200 ms. `-`: not measured (`no hook`: no task reported \
          through `topology.auto.task.hooks`)."
     );
+    if results.iter().any(|r| r.system == "ceiling") {
+        let _ = writeln!(
+            out,
+            "\n`ceiling`: the same topology's spouts and bolts, deserialized from what its \
+             main submitted, called directly in one JVM thread (emit calls the subscribed \
+             bolts' execute, acks complete trees at once): no framework, the upper bound \
+             of one core. Measured by the same hook and sampler."
+        );
+    }
     out
 }
 
@@ -370,6 +384,41 @@ mod tests {
     }
 
     #[test]
+    fn a_single_rounds_median_is_that_rounds_row_for_every_system() {
+        // One round of each system with different figures: each median row must
+        // repeat its own system's round row, never another system's.
+        let mut results = vec![
+            run("storm", 1, Some(8867.0), Some(2047), 2004),
+            run("egret", 1, Some(236_044.0), Some(927), 741),
+            run("ceiling", 1, Some(2_000_000.0), Some(0), 300),
+        ];
+        for (r, cpu) in results.iter_mut().zip([10.1, 9.7, 14.6]) {
+            r.cpu_secs = cpu;
+        }
+        let s = summarize(&results);
+        assert_eq!(s.len(), 3);
+        for (summary, r) in s.iter().zip(&results) {
+            assert_eq!(summary.system, r.system);
+            assert_eq!(summary.cpu_secs, Some(r.cpu_secs), "{summary:?}");
+            assert_eq!(summary.throughput, r.throughput, "{summary:?}");
+            assert_eq!(summary.peak_rss_bytes, Some(r.peak_rss_bytes as f64));
+        }
+        let t = table(&results);
+        for (system, cpu) in [("storm", "10.1"), ("egret", "9.7"), ("ceiling", "14.6")] {
+            let own: Vec<&str> = t
+                .lines()
+                .filter(|l| l.split_whitespace().next() == Some(system))
+                .collect();
+            assert_eq!(own.len(), 2, "{t}");
+            for line in own {
+                assert_eq!(line.split_whitespace().nth(6), Some(cpu), "{t}");
+            }
+        }
+        let md = markdown(&Meta::default(), &results);
+        assert!(md.contains("`ceiling`: the same topology"), "{md}");
+    }
+
+    #[test]
     fn table_has_a_row_per_run_and_a_median_per_system() {
         let t = table(&results());
         let lines: Vec<&str> = t.lines().collect();
@@ -396,6 +445,7 @@ mod tests {
             warmup_secs: 5,
             duration_secs: 30,
             rounds: 2,
+            egret: "target/release/egret (release build)".into(),
         };
         let md = markdown(&meta, &results());
         assert!(
@@ -403,6 +453,11 @@ mod tests {
             "{md}"
         );
         assert!(md.contains("chart.svg"));
+        assert!(md.contains("Egret: `target/release/egret (release build)`."));
+        assert!(
+            !md.contains("`ceiling`"),
+            "no ceiling run, no ceiling note: {md}"
+        );
         let svg = svg(&meta, &results());
         assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
         assert_eq!(svg.matches("<rect x=").count(), 6, "{svg}");

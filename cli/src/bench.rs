@@ -18,9 +18,11 @@ use egret_bench::runner::{self, Timing};
 #[command(after_help = "Examples:\n  \
     egret bench --workload const-id-null --duration 30\n  \
     egret bench --workload const-null --rounds 3 --report bench-out\n  \
-    egret bench --workload custom --jar app.jar --main com.acme.Topo -- arg1 arg2\n\n\
-    Global `-c key=value` options are given to both systems as topology config. \
-    Needs bench/storm-side built (./egret-dev build). See docs/bench.md.")]
+    egret bench --workload custom --jar app.jar --main com.acme.Topo -- arg1 arg2\n  \
+    egret bench --storm-mode cluster --workers 2 --ceiling\n\n\
+    Global `-c key=value` options are given to every system as topology config. \
+    Needs bench/storm-side built (./egret-dev build). Run it as target/release/egret: \
+    Egret runs as the egret executable that runs the bench. See docs/bench.md.")]
 pub struct BenchArgs {
     /// const-null (storm-perf ConstSpoutNullBoltTopo, acking off), const-id-null
     /// (ConstSpoutIdBoltNullBoltTopo, acking on), wordcount (storm-perf
@@ -45,7 +47,7 @@ pub struct BenchArgs {
     /// topology.workers for both systems (default: what the topology sets)
     #[arg(long, value_name = "N")]
     workers: Option<u32>,
-    /// Which systems to run, in order
+    /// Which systems to run, in order (storm, egret, ceiling)
     #[arg(
         long,
         value_delimiter = ',',
@@ -53,9 +55,15 @@ pub struct BenchArgs {
         value_name = "LIST"
     )]
     systems: Vec<String>,
-    /// Also run the no-framework ceiling (the spout and bolts called directly in one loop)
+    /// Also run the no-framework ceiling (the topology's spouts and bolts called directly in one JVM thread)
     #[arg(long)]
     ceiling: bool,
+    /// How Storm runs: local (one JVM, `storm local`) or cluster (ZooKeeper, Nimbus, a Supervisor and its worker JVMs on loopback; needs Debian's zookeeper package)
+    #[arg(long, default_value = "local", value_name = "MODE", value_parser = ["local", "cluster"])]
+    storm_mode: String,
+    /// The egret executable whose `egret local` is measured [default: this one]
+    #[arg(long, value_name = "PATH")]
+    egret: Option<PathBuf>,
     /// Write report.md and chart.svg to this directory
     #[arg(long, value_name = "DIR")]
     report: Option<PathBuf>,
@@ -91,19 +99,45 @@ pub fn run(args: BenchArgs, conf: Vec<String>, java: String) -> anyhow::Result<(
             args.workload
         )
     })?;
-    if args.ceiling {
-        bail!(
-            "--ceiling is not available yet: it needs the topology captured without a cluster (docs/bench.md, \"The ceiling\")"
-        );
-    }
     if args.duration == 0 || args.rounds == 0 {
         bail!("--duration and --rounds must be at least 1");
     }
-    let systems: Vec<&str> = args.systems.iter().map(String::as_str).collect();
-    if let Some(bad) = systems.iter().find(|s| !matches!(**s, "storm" | "egret")) {
-        bail!("unknown system '{bad}' in --systems (storm, egret)");
+    let mut systems: Vec<&str> = args.systems.iter().map(String::as_str).collect();
+    if let Some(bad) = systems
+        .iter()
+        .find(|s| !matches!(**s, "storm" | "egret" | "ceiling"))
+    {
+        bail!("unknown system '{bad}' in --systems (storm, egret, ceiling)");
+    }
+    if args.ceiling && !systems.contains(&"ceiling") {
+        systems.push("ceiling");
     }
     let executable = std::env::current_exe().context("cannot find the egret executable")?;
+    // Egret runs as the executable given, else as this one: `target/release/egret
+    // bench` measures a release Egret, `target/debug/egret bench` a debug one.
+    let (egret, egret_build) = match &args.egret {
+        Some(path) => {
+            let path = absolute(path)?;
+            let build = format!("{}", path.display());
+            (path, build)
+        }
+        None => {
+            let profile = if cfg!(debug_assertions) {
+                "debug"
+            } else {
+                "release"
+            };
+            let build = format!("{} ({profile} build)", executable.display());
+            (executable.clone(), build)
+        }
+    };
+    if args.egret.is_none() && cfg!(debug_assertions) && systems.contains(&"egret") {
+        eprintln!(
+            "warning: this egret is a debug build, and Egret's stream managers and topology master run as it: \
+             its figures are far below a release build's. Use target/release/egret bench \
+             (cargo build --release -p egret) or --egret target/release/egret."
+        );
+    }
     let storm_side = match args.storm_side {
         Some(dir) => dir,
         None => plan::find_storm_side_target(&executable).context(
@@ -179,7 +213,7 @@ pub fn run(args: BenchArgs, conf: Vec<String>, java: String) -> anyhow::Result<(
             .split_whitespace()
             .map(str::to_owned)
             .collect(),
-        egret: executable,
+        egret,
         work_dir: work_dir.clone(),
     };
     let timing = Timing {
@@ -188,7 +222,7 @@ pub fn run(args: BenchArgs, conf: Vec<String>, java: String) -> anyhow::Result<(
         startup_timeout: Duration::from_secs(args.startup_timeout),
     };
     println!(
-        "egret bench: {} ({} {}), {} s warm-up + {} s per run, {} round(s) of {}; work dir {}",
+        "egret bench: {} ({} {}), {} s warm-up + {} s per run, {} round(s) of {}; egret: {}; work dir {}",
         workload.name(),
         jar.display(),
         main_class,
@@ -196,13 +230,25 @@ pub fn run(args: BenchArgs, conf: Vec<String>, java: String) -> anyhow::Result<(
         args.duration,
         args.rounds,
         systems.join(", "),
+        egret_build,
         work_dir.display()
     );
     let mut results = Vec::new();
     let mut failures = Vec::new();
     for (system, round) in plan::schedule(&systems, args.rounds) {
         let launch = match system.as_str() {
+            "storm" if args.storm_mode == "cluster" => {
+                match plan.storm_cluster(round, args.workers) {
+                    Ok(launch) => launch,
+                    Err(e) => {
+                        eprintln!("error: storm round {round}: {e}");
+                        failures.push(format!("storm round {round}"));
+                        continue;
+                    }
+                }
+            }
             "storm" => plan.storm(round),
+            "ceiling" => plan.ceiling(round),
             _ => plan.egret(round),
         };
         println!("round {round}: {system} ...");
@@ -231,6 +277,7 @@ pub fn run(args: BenchArgs, conf: Vec<String>, java: String) -> anyhow::Result<(
             warmup_secs: args.warmup,
             duration_secs: args.duration,
             rounds: args.rounds,
+            egret: egret_build.clone(),
         };
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
         let md = dir.join("report.md");
