@@ -31,8 +31,13 @@
 //!   about 20 bytes of payload per tree, before the JVM's boxing and
 //!   `HashMap` overhead (over 100 bytes in practice). Rotation frees a whole
 //!   map at once, so memory follows the number of pending trees within 1.5 T.
+//! - speed: every ACK looks its root up in up to [`BUCKETS`] maps, so the
+//!   maps hash with [`RootHasher`] (two multiplications, seeded per ledger)
+//!   instead of SipHash, which was the stream manager's largest cost under
+//!   load (docs/performance.md).
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::hash::{BuildHasher, Hasher};
 use std::time::{Duration, Instant};
 
 use egret_proto::v1::{AckEntry, AckKind, RootId, TreeEvent, TreeOutcome};
@@ -66,6 +71,73 @@ impl Root {
         }
     }
 }
+
+/// Hashes [`Root`]s: a folded multiply per field, from a random per-ledger
+/// seed. Keys are random 64-bit numbers chosen by the spouts' instances, so
+/// this spreads them as well as SipHash at a fraction of the cost; the seed
+/// keeps a spout that picks keys badly (or on purpose) from lining them up
+/// the same way in every stream manager.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RootHasher {
+    state: u64,
+}
+
+/// Multiplier of [`RootHasher`] (the fractional part of pi, odd).
+const MULTIPLIER: u64 = 0x243f_6a88_85a3_08d3;
+
+fn folded_multiply(a: u64, b: u64) -> u64 {
+    let full = u128::from(a) * u128::from(b);
+    // Truncations on purpose: the low and high halves are folded together.
+    (full as u64) ^ ((full >> 64) as u64)
+}
+
+impl Hasher for RootHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(word));
+        }
+    }
+
+    fn write_u64(&mut self, value: u64) {
+        self.state = folded_multiply(self.state ^ value, MULTIPLIER);
+    }
+
+    fn write_i32(&mut self, value: i32) {
+        // Sign-extension is fine: only equality of inputs matters.
+        self.write_u64(value as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        self.state
+    }
+}
+
+/// Builds [`RootHasher`]s with one random seed.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RootHashBuilder {
+    seed: u64,
+}
+
+impl RootHashBuilder {
+    fn new() -> Self {
+        // std's RandomState is seeded from the OS once per thread and varied per
+        // instance: a cheap source of a random seed without another dependency.
+        let seed = std::collections::hash_map::RandomState::new().hash_one(0x5eed_u64);
+        Self { seed: seed | 1 }
+    }
+}
+
+impl BuildHasher for RootHashBuilder {
+    type Hasher = RootHasher;
+
+    fn build_hasher(&self) -> RootHasher {
+        RootHasher { state: self.seed }
+    }
+}
+
+type Bucket = HashMap<Root, Entry, RootHashBuilder>;
 
 #[derive(Debug, Clone, Copy)]
 struct Entry {
@@ -115,7 +187,8 @@ impl TaskStats {
 /// The ledger: pending trees of the local spout tasks.
 pub(crate) struct Ledger {
     /// Front: the newest bucket.
-    buckets: VecDeque<HashMap<Root, Entry>>,
+    buckets: VecDeque<Bucket>,
+    hasher: RootHashBuilder,
     epoch: Instant,
     stats: BTreeMap<i32, TaskStats>,
     /// ACK/FAIL/RESET_TIMEOUT for a root without an entry, ignored.
@@ -124,8 +197,10 @@ pub(crate) struct Ledger {
 
 impl Ledger {
     pub fn new(epoch: Instant) -> Self {
+        let hasher = RootHashBuilder::new();
         Self {
-            buckets: (0..BUCKETS).map(|_| HashMap::new()).collect(),
+            buckets: (0..BUCKETS).map(|_| HashMap::with_hasher(hasher)).collect(),
+            hasher,
             epoch,
             stats: BTreeMap::new(),
             late: 0,
@@ -133,7 +208,13 @@ impl Ledger {
     }
 
     fn micros(&self, now: Instant) -> u64 {
-        u64::try_from(now.saturating_duration_since(self.epoch).as_micros()).unwrap_or(u64::MAX)
+        // Not `as_micros` (a u128 division per completed tree); overflows only
+        // after 584 000 years.
+        let elapsed = now.saturating_duration_since(self.epoch);
+        elapsed
+            .as_secs()
+            .saturating_mul(1_000_000)
+            .saturating_add(u64::from(elapsed.subsec_micros()))
     }
 
     fn stats(&mut self, task: i32) -> &mut TaskStats {
@@ -239,8 +320,11 @@ impl Ledger {
 
     /// Drops the oldest bucket: its trees time out (FAILED, counted as timeouts).
     pub fn rotate(&mut self) -> Vec<TreeEvent> {
-        let expired = self.buckets.pop_back().unwrap_or_default();
-        self.buckets.push_front(HashMap::new());
+        let expired = self
+            .buckets
+            .pop_back()
+            .unwrap_or_else(|| HashMap::with_hasher(self.hasher));
+        self.buckets.push_front(HashMap::with_hasher(self.hasher));
         let mut events = Vec::with_capacity(expired.len());
         for root in expired.into_keys() {
             self.stats(root.spout_task).timed_out += 1;
@@ -268,7 +352,7 @@ impl Ledger {
 /// value) plus one control byte per bucket and a group of trailing control
 /// bytes. The bucket count is derived from `capacity()` as hashbrown does
 /// (power of two, 7/8 load factor; 4 or 8 buckets for small tables).
-fn table_bytes<K, V>(map: &HashMap<K, V>) -> usize {
+fn table_bytes<K, V, S>(map: &HashMap<K, V, S>) -> usize {
     const GROUP_WIDTH: usize = 16;
     let capacity = map.capacity();
     let buckets = match capacity {
@@ -494,6 +578,42 @@ mod tests {
             (stats.p99_latency_ms() - 99.0).abs() < 1.0,
             "{}",
             stats.p99_latency_ms()
+        );
+    }
+
+    #[test]
+    fn the_root_hasher_spreads_sequential_keys_over_the_control_bits() {
+        // hashbrown picks the group from the low bits and tags entries with the
+        // top 7: keys that differ only in their low bits must vary both.
+        let builder = RootHashBuilder::new();
+        let hashes: Vec<u64> = (0..4096u64)
+            .map(|key| builder.hash_one(Root { spout_task: 1, key }))
+            .collect();
+        let top: HashSet<u64> = hashes.iter().map(|h| h >> 57).collect();
+        let low: HashSet<u64> = hashes.iter().map(|h| h & 0xfff).collect();
+        assert!(top.len() > 120, "{} of 128 tags used", top.len());
+        assert!(low.len() > 2000, "{} of 4096 low values used", low.len());
+        // The spout task is part of the key.
+        assert_ne!(
+            builder.hash_one(Root {
+                spout_task: 1,
+                key: 9
+            }),
+            builder.hash_one(Root {
+                spout_task: 2,
+                key: 9
+            })
+        );
+        // Seeds differ between ledgers.
+        assert_ne!(
+            RootHashBuilder::new().hash_one(Root {
+                spout_task: 1,
+                key: 9
+            }),
+            RootHashBuilder::new().hash_one(Root {
+                spout_task: 1,
+                key: 9
+            })
         );
     }
 

@@ -168,9 +168,32 @@ struct Slot {
     trees: Option<mpsc::Sender<Vec<TreeEvent>>>,
 }
 
+/// Where the router sends one task's tuples: an index into `slots`, and
+/// whether that destination is a local instance.
+#[derive(Debug, Clone, Copy)]
+struct Route {
+    slot: u32,
+    local: bool,
+}
+
+/// Task id -> route, dense: task ids are `1..=N` (`delivery`), so a lookup is
+/// one bounds check and an index instead of hashing every tuple's task id.
+struct RouteTable(Vec<Option<Route>>);
+
+impl RouteTable {
+    fn get(&self, task: i32) -> Option<(usize, bool)> {
+        let index = usize::try_from(task).ok()?;
+        self.0
+            .get(index)
+            .copied()
+            .flatten()
+            .map(|r| (r.slot as usize, r.local))
+    }
+}
+
 pub(crate) struct Router {
     /// task id -> index into `slots`, and whether that destination is local.
-    routes: HashMap<i32, (usize, bool)>,
+    routes: RouteTable,
     slots: Vec<Slot>,
     pressure: Arc<Pressure>,
     /// Task id -> component, for the ledger's metrics.
@@ -256,14 +279,26 @@ impl Router {
         for &index in peers {
             add(Destination::Remote(index));
         }
-        let mut routes = HashMap::new();
+        let max_task = table
+            .task_container()
+            .keys()
+            .next_back()
+            .copied()
+            .unwrap_or(0);
+        let mut routes = vec![None; usize::try_from(max_task).unwrap_or(0) + 1];
         for &task in table.task_container().keys() {
             if let Some(destination) = table.destination(task)
                 && let Some(&slot) = slot_of.get(destination)
+                && let Ok(index) = usize::try_from(task)
+                && let Some(route) = routes.get_mut(index)
             {
-                routes.insert(task, (slot, matches!(destination, Destination::Local(_))));
+                *route = Some(Route {
+                    slot: u32::try_from(slot).unwrap_or(u32::MAX),
+                    local: matches!(destination, Destination::Local(_)),
+                });
             }
         }
+        let routes = RouteTable(routes);
         let router = Self {
             routes,
             slots,
@@ -312,8 +347,8 @@ impl Router {
             self.apply_acks(batch.acks, source, &mut groups);
         }
         for tuple in batch.tuples {
-            match self.routes.get(&tuple.dest_task) {
-                Some(&(slot, local)) => {
+            match self.routes.get(tuple.dest_task) {
+                Some((slot, local)) => {
                     if let Source::Peer(_) = source
                         && !local
                     {
@@ -358,14 +393,14 @@ impl Router {
             let mut ledger = None;
             for ack in acks {
                 let task = ack.root.as_ref().map_or(0, |r| r.spout_task);
-                match self.routes.get(&task) {
-                    Some(&(_, true)) => {
+                match self.routes.get(task) {
+                    Some((_, true)) => {
                         let ledger = ledger.get_or_insert_with(|| self.lock_ledger());
                         if let Some(event) = ledger.apply(&ack, now) {
                             events.push((task, event));
                         }
                     }
-                    Some(&(slot, false)) if matches!(source, Source::Instance(_)) => {
+                    Some((slot, false)) if matches!(source, Source::Instance(_)) => {
                         if let Some(group) = groups.get_mut(slot) {
                             group.acks.push(ack);
                         }
@@ -386,7 +421,7 @@ impl Router {
         let mut per_instance: Vec<Vec<TreeEvent>> = Vec::new();
         per_instance.resize_with(self.slots.len(), Vec::new);
         for (task, event) in events {
-            if let Some(&(slot, true)) = self.routes.get(&task)
+            if let Some((slot, true)) = self.routes.get(task)
                 && let Some(group) = per_instance.get_mut(slot)
             {
                 group.push(event);

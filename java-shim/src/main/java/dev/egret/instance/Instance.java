@@ -336,7 +336,11 @@ public final class Instance {
                     byte[] frame = channel.readFrame();
                     StreamManagerToInstance m;
                     try {
-                        m = StreamManagerToInstance.parseFrom(frame);
+                        // Each frame is a new array, never reused: the tuples' bytes may alias
+                        // it instead of being copied out one by one.
+                        com.google.protobuf.CodedInputStream in = com.google.protobuf.CodedInputStream.newInstance(frame);
+                        in.enableAliasing(true);
+                        m = StreamManagerToInstance.parseFrom(in);
                     } catch (com.google.protobuf.InvalidProtocolBufferException e) {
                         throw new IOException("malformed frame of " + frame.length + " bytes: " + e.getMessage(), e);
                     }

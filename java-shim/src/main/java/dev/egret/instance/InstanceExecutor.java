@@ -85,7 +85,7 @@ final class InstanceExecutor {
     private static final long IDLE_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     private static final long SPOUT_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     /** Default bound of the inbound queue in bytes ({@code egret.instance.inbound.bytes}). */
-    static final long DEFAULT_INBOUND_BYTES = 1L << 20;
+    static final long DEFAULT_INBOUND_BYTES = 256L << 10;
     /** The inbound queue's bound in messages (tree events and state changes are small). */
     static final int INBOUND_MESSAGES = 1024;
     /** Messages handled in a row before ticks, metrics and spouts get their turn. */
@@ -617,7 +617,7 @@ final class InstanceExecutor {
             String source = view.componentOf(td.getSrcTask());
             TupleImpl tuple;
             try {
-                List<Object> values = executorCodec.deserialize(td.getValues().toByteArray());
+                List<Object> values = executorCodec.deserialize(td.getValues());
                 tuple = new TupleImpl(t.context, values, source, td.getSrcTask(), td.getStream(),
                         TreeMessageId.of(td));
             } catch (RuntimeException e) {

@@ -75,8 +75,12 @@ final class OutboundSink {
      * its writers merge.
      */
     static final int MAX_BATCH_BYTES = 1 << 20;
-    /** Default bound of the queue of sealed frames ({@code egret.instance.outbound.bytes}). */
-    static final long DEFAULT_QUEUE_BYTES = 1L << 20;
+    /**
+     * Default bound of the queue of sealed frames ({@code egret.instance.outbound.bytes}).
+     * Small: what is queued here is latency, and a spout that is ahead of its topology only
+     * grows its pending trees (docs/performance.md).
+     */
+    static final long DEFAULT_QUEUE_BYTES = 256L << 10;
     /** Per-entry overhead inside a batch (field tag and length). */
     private static final int ENTRY_OVERHEAD = 6;
 

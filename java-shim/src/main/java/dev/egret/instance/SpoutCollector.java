@@ -101,11 +101,13 @@ final class SpoutCollector implements ISpoutOutputCollector {
 
     /** Registers a pending tree under a fresh key. Registered before the emit so an outcome can never find it missing. */
     private synchronized long newTree(Object messageId, String stream) {
+        long now = System.nanoTime();
         long key;
+        // One lookup per tree (not containsKey then put): the table is large and each probe
+        // is likely a cache miss; a key already taken (2^-64 per pair) is drawn again.
         do {
             key = TaskEmitter.nonZeroRandom();
-        } while (pending.containsKey(key));
-        pending.put(key, new Pending(key, messageId, stream, System.nanoTime()));
+        } while (pending.putIfAbsent(key, new Pending(key, messageId, stream, now)) != null);
         return key;
     }
 

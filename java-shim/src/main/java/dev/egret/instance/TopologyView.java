@@ -112,7 +112,8 @@ public final class TopologyView {
     }
 
     public String componentOf(int task) {
-        return task == SYSTEM_TASK ? SYSTEM_COMPONENT : model.taskToComponent().get(task);
+        // model.componentOf, not taskToComponent(): that one copies the map, and this runs per tuple.
+        return task == SYSTEM_TASK ? SYSTEM_COMPONENT : model.componentOf(task);
     }
 
     public Map<String, Map<String, Fields>> componentToStreamToFields() {

@@ -35,6 +35,11 @@ final class TreeMessageId extends MessageId {
             return MessageId.makeUnanchored();
         }
         List<RootId> roots = td.getRootsList();
+        if (roots.size() == 1) {
+            // The common case (one tree): no HashMap per received tuple.
+            return new TreeMessageId(Collections.singletonMap(roots.get(0).getKey(), td.getEdgeId()), roots,
+                    td.getEdgeId());
+        }
         Map<Long, Long> anchorsToIds = new HashMap<>(roots.size() * 2);
         for (RootId r : roots) {
             anchorsToIds.put(r.getKey(), td.getEdgeId());

@@ -3,6 +3,7 @@ package dev.egret.serialization;
 import com.esotericsoftware.kryo.Kryo;
 import com.esotericsoftware.kryo.io.Input;
 import com.esotericsoftware.kryo.io.Output;
+import com.google.protobuf.ByteString;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -22,6 +23,11 @@ public final class TupleValuesCodec {
     private final Kryo kryo;
     private final Output output = new Output(INITIAL_BUFFER, -1);
     private final Input input = new Input();
+    /**
+     * Where {@link #deserialize(ByteString)} copies a tuple's bytes for Kryo, reused so that
+     * reading a tuple allocates only its values.
+     */
+    private byte[] scratch = new byte[INITIAL_BUFFER];
 
     public TupleValuesCodec(Map<String, Object> topologyConf) {
         this.kryo = SerializationFactory.getKryo(topologyConf);
@@ -52,11 +58,36 @@ public final class TupleValuesCodec {
     }
 
     public List<Object> deserialize(byte[] bytes) {
-        input.setBuffer(bytes);
+        return deserialize(bytes, bytes.length);
+    }
+
+    /**
+     * Deserializes values held by a {@link ByteString} (a tuple's field in its frame) without
+     * allocating a copy: the bytes go through a buffer this codec reuses. Kryo copies what it
+     * reads (strings, arrays), so no value refers to that buffer afterwards.
+     */
+    public List<Object> deserialize(ByteString bytes) {
+        int size = bytes.size();
+        if (scratch.length < size) {
+            scratch = new byte[Math.max(size, scratch.length * 2)];
+        }
+        bytes.copyTo(scratch, 0);
+        try {
+            return deserialize(scratch, size);
+        } finally {
+            // Keep a huge tuple from pinning a huge buffer for the life of the thread.
+            if (scratch.length > 1 << 20) {
+                scratch = new byte[INITIAL_BUFFER];
+            }
+        }
+    }
+
+    private List<Object> deserialize(byte[] bytes, int length) {
+        input.setBuffer(bytes, 0, length);
         try {
             int n = input.readVarInt(true);
-            if (n < 0 || n > bytes.length) {
-                throw new IllegalArgumentException("Corrupt tuple: " + n + " values in " + bytes.length + " bytes");
+            if (n < 0 || n > length) {
+                throw new IllegalArgumentException("Corrupt tuple: " + n + " values in " + length + " bytes");
             }
             List<Object> values = new ArrayList<>(n);
             for (int i = 0; i < n; i++) {

@@ -231,4 +231,28 @@ class TupleValuesCodecTest {
         conf.put("topology.skip.missing.kryo.registrations", true);
         assertEquals(Arrays.asList("ok"), roundTrip(conf, Arrays.asList("ok")));
     }
+
+    @Test
+    void valuesInsideALargerByteStringDecodeThroughTheReusedBuffer() {
+        TupleValuesCodec codec = new TupleValuesCodec(new HashMap<>());
+        byte[] first = codec.serialize(Arrays.asList("hello", 42, new byte[] {9, 8}));
+        byte[] second = codec.serialize(Arrays.asList("x"));
+        // A frame holding other bytes around the tuple, as an aliased parse leaves it.
+        byte[] frame = new byte[first.length + 10];
+        System.arraycopy(first, 0, frame, 5, first.length);
+        com.google.protobuf.ByteString slice =
+                com.google.protobuf.ByteString.copyFrom(frame).substring(5, 5 + first.length);
+        List<Object> back = codec.deserialize(slice);
+        assertEquals("hello", back.get(0));
+        assertEquals(42, back.get(1));
+        assertArrayEquals(new byte[] {9, 8}, (byte[]) back.get(2));
+        // The buffer is reused: a shorter tuple next does not see the previous one's tail.
+        assertEquals(Arrays.asList("x"), codec.deserialize(com.google.protobuf.ByteString.copyFrom(second)));
+        // Values read earlier do not change when the buffer is overwritten.
+        assertArrayEquals(new byte[] {9, 8}, (byte[]) back.get(2));
+        // A tuple larger than the initial buffer grows it.
+        String big = "y".repeat(10_000);
+        assertEquals(Arrays.asList(big),
+                codec.deserialize(com.google.protobuf.ByteString.copyFrom(codec.serialize(Arrays.asList(big)))));
+    }
 }
