@@ -159,26 +159,6 @@ pub struct Plan {
     pub work_dir: PathBuf,
 }
 
-/// Storm's `storm.options` system property: each `key=value` URL-encoded,
-/// comma-separated (Storm decodes each and parses the value as JSON, else a string).
-pub fn storm_options(options: &[String]) -> String {
-    options
-        .iter()
-        .map(|o| {
-            let mut out = String::with_capacity(o.len());
-            for b in o.bytes() {
-                if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'*') {
-                    out.push(b as char);
-                } else {
-                    out.push_str(&format!("%{b:02X}"));
-                }
-            }
-            out
-        })
-        .collect::<Vec<_>>()
-        .join(",")
-}
-
 impl Plan {
     /// The topology options of a run writing to `output_dir`.
     pub fn topology_options(&self, output_dir: &Path) -> Vec<String> {
@@ -240,7 +220,7 @@ impl Plan {
             format!("-Dstorm.conf.file={}", home.conf_file().display()),
             format!(
                 "-Dstorm.options={}",
-                storm_options(&self.topology_options(&output_dir))
+                egret_config::storm_options(&self.topology_options(&output_dir))
             ),
             self.main_class.clone(),
         ];
@@ -312,7 +292,7 @@ impl Plan {
         args.push(
             format!(
                 "-Dstorm.options={}",
-                storm_options(&self.topology_options(&output_dir))
+                egret_config::storm_options(&self.topology_options(&output_dir))
             )
             .into(),
         );

@@ -122,26 +122,6 @@ fn java_search_dirs(config: &Layered) -> anyhow::Result<Vec<PathBuf>> {
     }
 }
 
-/// The `storm.options` system property: each `key=value` URL-encoded, comma-separated.
-pub fn storm_options(raw: &[String]) -> String {
-    raw.iter()
-        .map(|o| url_encode(o))
-        .collect::<Vec<_>>()
-        .join(",")
-}
-
-fn url_encode(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for b in text.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'*') {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
 /// The submitter JVM's arguments (after the `java` launcher).
 pub fn submitter_args(
     shim_jar: &Path,
@@ -154,7 +134,10 @@ pub fn submitter_args(
         "-cp".to_owned(),
         format!("{}:{}", shim_jar.display(), user_jar.display()),
         format!("-Dstorm.jar={}", user_jar.display()),
-        format!("-Dstorm.options={}", storm_options(raw_options)),
+        format!(
+            "-Dstorm.options={}",
+            egret_config::storm_options(raw_options)
+        ),
         SUBMITTER_MAIN.to_owned(),
         main_class.to_owned(),
     ];

@@ -226,6 +226,26 @@ pub fn parse_option(option: &str) -> Result<(String, Value), ConfigError> {
 }
 
 /// A command-line value: YAML when it parses (and is not empty), else a string.
+/// Storm's `storm.options` system property for `-c key=value` options: each one
+/// URL-encoded, comma-separated (Storm decodes each and parses its value as
+/// [`parse_option`] does).
+pub fn storm_options(options: &[String]) -> String {
+    let mut out = String::new();
+    for (i, option) in options.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        for b in option.bytes() {
+            if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'*') {
+                out.push(char::from(b));
+            } else {
+                out.push_str(&format!("%{b:02X}"));
+            }
+        }
+    }
+    out
+}
+
 pub fn parse_value(raw: &str) -> Value {
     if raw.trim().is_empty() {
         return Value::String(raw.to_owned());
@@ -340,6 +360,16 @@ fn first_line(text: &str) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn storm_options_encode_each_option_and_join_them() {
+        let options = ["topology.workers=2".to_owned(), "x=a,b c".to_owned()];
+        assert_eq!(
+            storm_options(&options),
+            "topology.workers%3D2,x%3Da%2Cb%20c"
+        );
+        assert_eq!(storm_options(&[]), "");
+    }
 
     fn env(home: &Path) -> Environment {
         Environment {

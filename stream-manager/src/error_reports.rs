@@ -14,6 +14,8 @@ use egret_proto::v1::Topology;
 use serde_json::Value;
 use tracing::warn;
 
+use crate::settings::as_u64;
+
 pub const THROTTLE_INTERVAL_SECS: &str = "topology.error.throttle.interval.secs";
 pub const MAX_PER_INTERVAL: &str = "topology.max.error.report.per.interval";
 /// Storm's defaults (`defaults.yaml`).
@@ -30,20 +32,16 @@ pub struct ErrorReportSettings {
 impl ErrorReportSettings {
     /// Reads Storm's two keys; a bad value is ignored with a warning.
     pub fn from_topology(topology: &Topology) -> Self {
-        let config: serde_json::Map<String, Value> =
-            serde_json::from_str(&topology.config_json).unwrap_or_default();
+        let config = egret_config::topology::config_map(topology).unwrap_or_else(|err| {
+            warn!(error = %err, "The topology config is unreadable; error reports use Storm's limits.");
+            serde_json::Map::new()
+        });
         let read = |key: &'static str, default: u64| match config.get(key) {
             None | Some(Value::Null) => default,
-            Some(value) => match value
-                .as_u64()
-                .or_else(|| value.as_str()?.trim().parse().ok())
-            {
-                Some(n) => n,
-                None => {
-                    warn!(key, %value, "Ignoring a value that is not a non-negative integer.");
-                    default
-                }
-            },
+            Some(value) => as_u64(value).unwrap_or_else(|| {
+                warn!(key, %value, "Ignoring a value that is not a non-negative integer.");
+                default
+            }),
         };
         Self {
             interval: Duration::from_secs(read(

@@ -39,7 +39,7 @@ pub enum SettingsError {
     ZeroHigh,
     #[error("{LOW_WATERMARK} ({low}) must be below {HIGH_WATERMARK} ({high})")]
     LowNotBelowHigh { low: u64, high: u64 },
-    #[error("the topology config is not a JSON object: {0}")]
+    #[error("the topology config is unreadable: {0}")]
     Config(String),
 }
 
@@ -48,11 +48,7 @@ impl BackpressureSettings {
     /// high = 2 × low, at least the default) and both default to 512 KiB /
     /// 256 KiB.
     pub fn from_topology(topology: &Topology) -> Result<Self, SettingsError> {
-        if topology.config_json.trim().is_empty() {
-            return Self::from_config(&serde_json::Map::new());
-        }
-        let config: serde_json::Map<String, Value> = serde_json::from_str(&topology.config_json)
-            .map_err(|e| SettingsError::Config(e.to_string()))?;
+        let config = egret_config::topology::config_map(topology).map_err(SettingsError::Config)?;
         Self::from_config(&config)
     }
 
@@ -93,7 +89,7 @@ pub struct AckingSettings {
     pub timeouts_enabled: bool,
 }
 
-fn as_u64(value: &Value) -> Option<u64> {
+pub(crate) fn as_u64(value: &Value) -> Option<u64> {
     match value {
         Value::Number(n) => n.as_u64().or_else(|| {
             n.as_f64()
@@ -108,14 +104,10 @@ fn as_u64(value: &Value) -> Option<u64> {
 impl AckingSettings {
     /// Reads the settings; a bad value is ignored with a warning (the default applies).
     pub fn from_topology(topology: &Topology) -> Self {
-        let config: serde_json::Map<String, Value> = if topology.config_json.trim().is_empty() {
+        let config = egret_config::topology::config_map(topology).unwrap_or_else(|err| {
+            warn!(error = %err, "The topology config is unreadable; acking uses its defaults.");
             serde_json::Map::new()
-        } else {
-            serde_json::from_str(&topology.config_json).unwrap_or_else(|err| {
-                warn!(error = %err, "The topology config is not a JSON object; acking uses its defaults.");
-                serde_json::Map::new()
-            })
-        };
+        });
         Self::from_config(&config)
     }
 

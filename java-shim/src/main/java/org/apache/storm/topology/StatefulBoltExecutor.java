@@ -52,7 +52,7 @@ public class StatefulBoltExecutor<T extends State> extends BaseStatefulBoltExecu
     void prepare(Map<String, Object> topoConf, TopologyContext context, OutputCollector collector, State state) {
         init(context, collector);
         this.trackingCollector = new AckTrackingOutputCollector(collector);
-        bolt.prepare(topoConf, context, new OutputCollector(trackingCollector));
+        bolt.prepare(topoConf, context, trackingCollector);
         this.state = state;
         this.boltInitialized = false;
         this.pendingTuples = new ArrayList<>();
@@ -144,12 +144,11 @@ public class StatefulBoltExecutor<T extends State> extends BaseStatefulBoltExecu
     }
 
     /** Holds the bolt's acks until a checkpoint commits them; everything else passes through. */
-    static final class AckTrackingOutputCollector implements IOutputCollector {
-        private final IOutputCollector delegate;
+    static final class AckTrackingOutputCollector extends OutputCollector {
         private final List<Tuple> acked = new ArrayList<>();
 
         AckTrackingOutputCollector(IOutputCollector delegate) {
-            this.delegate = delegate;
+            super(delegate);
         }
 
         synchronized List<Tuple> takeAcked() {
@@ -159,38 +158,8 @@ public class StatefulBoltExecutor<T extends State> extends BaseStatefulBoltExecu
         }
 
         @Override
-        public List<Integer> emit(String streamId, Collection<Tuple> anchors, List<Object> tuple) {
-            return delegate.emit(streamId, anchors, tuple);
-        }
-
-        @Override
-        public void emitDirect(int taskId, String streamId, Collection<Tuple> anchors, List<Object> tuple) {
-            delegate.emitDirect(taskId, streamId, anchors, tuple);
-        }
-
-        @Override
         public synchronized void ack(Tuple input) {
             acked.add(input);
-        }
-
-        @Override
-        public void fail(Tuple input) {
-            delegate.fail(input);
-        }
-
-        @Override
-        public void resetTimeout(Tuple input) {
-            delegate.resetTimeout(input);
-        }
-
-        @Override
-        public void flush() {
-            delegate.flush();
-        }
-
-        @Override
-        public void reportError(Throwable error) {
-            delegate.reportError(error);
         }
     }
 }

@@ -148,7 +148,7 @@ public class WindowedBoltExecutor implements IRichBolt {
         windowManager = new EventWindowManager<>(lengthCount, lengthMs == null ? null : lengthMs.longValue(),
                 slideCount, slideMs == null ? null : slideMs.longValue(), eventTime, newWindowLifecycleListener());
         windowCollector = new WindowCollector(collector);
-        bolt.prepare(topoConf, context, new OutputCollector(windowCollector));
+        bolt.prepare(topoConf, context, windowCollector);
         String name = "egret-window-" + context.getThisComponentId() + "-" + context.getThisTaskId();
         if (eventTime) {
             startTimer(name, watermarkIntervalMs, this::emitWatermark);
@@ -302,12 +302,11 @@ public class WindowedBoltExecutor implements IRichBolt {
     }
 
     /** Anchors the bolt's unanchored emits to the tuples of the window being executed. */
-    private static final class WindowCollector implements IOutputCollector {
-        private final IOutputCollector delegate;
+    private static final class WindowCollector extends OutputCollector {
         volatile List<Tuple> window;
 
         WindowCollector(IOutputCollector delegate) {
-            this.delegate = delegate;
+            super(delegate);
         }
 
         private Collection<Tuple> anchors(Collection<Tuple> given) {
@@ -317,37 +316,12 @@ public class WindowedBoltExecutor implements IRichBolt {
 
         @Override
         public List<Integer> emit(String streamId, Collection<Tuple> anchors, List<Object> tuple) {
-            return delegate.emit(streamId, anchors(anchors), tuple);
+            return super.emit(streamId, anchors(anchors), tuple);
         }
 
         @Override
         public void emitDirect(int taskId, String streamId, Collection<Tuple> anchors, List<Object> tuple) {
-            delegate.emitDirect(taskId, streamId, anchors(anchors), tuple);
-        }
-
-        @Override
-        public void ack(Tuple input) {
-            delegate.ack(input);
-        }
-
-        @Override
-        public void fail(Tuple input) {
-            delegate.fail(input);
-        }
-
-        @Override
-        public void resetTimeout(Tuple input) {
-            delegate.resetTimeout(input);
-        }
-
-        @Override
-        public void flush() {
-            delegate.flush();
-        }
-
-        @Override
-        public void reportError(Throwable error) {
-            delegate.reportError(error);
+            super.emitDirect(taskId, streamId, anchors(anchors), tuple);
         }
     }
 }
