@@ -58,8 +58,9 @@ const SLEEP_MS: u64 = 10;
 const SLOW_TASKS: u64 = 2;
 /// `topology.message.timeout.secs`, Storm's default. No tree may time out:
 /// what is queued toward a slow bolt task (its stream manager's queue, about
-/// the high watermark, plus the instance's bounded input, about 1 MiB, plus
-/// one frame) is well under 30 s of its work.
+/// the high watermark, plus the instance's bounded input,
+/// `egret.instance.inbound.bytes`, 256 KiB, plus one frame) is well under 30 s
+/// of its work.
 const TIMEOUT_SECS: u64 = 30;
 
 /// Baseline RSS of an idle stream manager (debug build; measured 11-17 MiB
