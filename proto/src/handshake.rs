@@ -238,20 +238,101 @@ mod tests {
         ));
     }
 
+    /// `message` as one frame: 4-byte big-endian length, then the body.
+    fn frame_of(message: &impl prost::Message) -> Vec<u8> {
+        let body = message.encode_to_vec();
+        let mut frame = u32::try_from(body.len()).unwrap().to_be_bytes().to_vec();
+        frame.extend_from_slice(&body);
+        frame
+    }
+
+    /// The frames of `bytes`, which must hold whole frames and nothing else.
+    fn split_frames(mut bytes: &[u8]) -> Vec<Vec<u8>> {
+        let mut frames = Vec::new();
+        while !bytes.is_empty() {
+            assert!(bytes.len() >= 4, "a partial length prefix: {bytes:?}");
+            let length = u32::from_be_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) as usize;
+            assert!(bytes.len() >= 4 + length, "a partial frame: {bytes:?}");
+            frames.push(bytes[4..4 + length].to_vec());
+            bytes = &bytes[4 + length..];
+        }
+        frames
+    }
+
+    /// Reads until the other side closes; fails when it is still open after 10 s.
+    async fn read_until_closed(io: &mut tokio::io::DuplexStream, into: &mut Vec<u8>) {
+        tokio::time::timeout(std::time::Duration::from_secs(10), io.read_to_end(into))
+            .await
+            .expect("the server closed the connection")
+            .unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_refused_hello_is_answered_and_nothing_after_it_is_decoded() {
+        let (a, mut b) = tokio::io::duplex(1 << 16);
+        let server =
+            tokio::spawn(async move { accept(a, &token(), &[PeerRole::Instance], 1 << 20).await });
+        let bad = Hello {
+            protocol_version: PROTOCOL_VERSION,
+            token: Bytes::from_static(&[0x00, 0xff, 0x10, 0xac]),
+            role: PeerRole::Instance as i32,
+            peer_id: "intruder".into(),
+        };
+        // The refused hello, then in the same write a frame that would fail
+        // any decoding: its length is over both the hello cap and the
+        // connection's cap, and its body is not a message. Had `accept`
+        // decoded past the hello, it would return a frame error (or the
+        // connection), not the hello's own refusal.
+        let mut sent = frame_of(&bad);
+        sent.extend_from_slice(&u32::MAX.to_be_bytes());
+        sent.extend_from_slice(&[0xde, 0xad, 0xbe, 0xef]);
+        b.write_all(&sent).await.unwrap();
+        let result = server.await.unwrap();
+        assert!(
+            matches!(result, Err(HandshakeError::WrongToken)),
+            "{result:?}"
+        );
+        // The server answered with exactly one refusal and closed the
+        // connection: `read_to_end` sees EOF (bounded, so a connection left
+        // open fails the test instead of hanging it).
+        let mut received = Vec::new();
+        read_until_closed(&mut b, &mut received).await;
+        let frames = split_frames(&received);
+        assert_eq!(frames.len(), 1, "{frames:?}");
+        let reply: HelloReply = decode_message(Bytes::from(frames[0].clone())).unwrap();
+        assert_eq!(
+            reply,
+            HelloReply {
+                accepted: false,
+                error: HandshakeError::WrongToken.to_string(),
+            }
+        );
+    }
+
     #[tokio::test]
     async fn garbage_first_frame_is_dropped_without_decoding_more() {
         let (a, mut b) = tokio::io::duplex(1 << 16);
         let server =
             tokio::spawn(async move { accept(a, &token(), &[PeerRole::Instance], 1 << 20).await });
-        // A length far over the hello cap: refused before any body is read.
+        // A length far over the hello cap: refused before any body is read,
+        // so the three bytes after it are never taken as a body.
         b.write_all(&[0x7f, 0, 0, 0, 1, 2, 3]).await.unwrap();
         let result = server.await.unwrap();
-        assert!(matches!(
-            result,
-            Err(HandshakeError::Frame(FrameError::TooLarge { .. }))
-        ));
+        assert!(
+            matches!(
+                result,
+                Err(HandshakeError::Frame(FrameError::TooLarge {
+                    length: 0x7f00_0000,
+                    limit: crate::frame::HELLO_MAX_BYTES,
+                }))
+            ),
+            "{result:?}"
+        );
+        // No hello was decoded, so there is nothing to answer: the server
+        // closed the connection without writing a byte.
         let mut rest = Vec::new();
-        let _ = b.read_to_end(&mut rest).await;
+        read_until_closed(&mut b, &mut rest).await;
+        assert_eq!(rest, Vec::<u8>::new());
     }
 
     #[test]

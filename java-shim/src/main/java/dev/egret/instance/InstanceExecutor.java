@@ -252,9 +252,9 @@ final class InstanceExecutor {
             } catch (Exception | LinkageError e) {
                 throw new TaskFailure(taskId, "Could not deserialize " + component + " for task " + taskId, e);
             }
-            Router router;
+            GroupingRouter router;
             try {
-                router = new Router(view, component, ctx, assignment.getTaskContainerMap(),
+                router = new GroupingRouter(view, component, ctx, assignment.getTaskContainerMap(),
                         assignment.getContainerIndex());
             } catch (RuntimeException | LinkageError e) {
                 throw new TaskFailure(taskId, "Could not set up the groupings of " + component + ":" + taskId, e);

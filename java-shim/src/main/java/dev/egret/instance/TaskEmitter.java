@@ -22,7 +22,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Emits tuples for one task: routes them with the task's {@link Router}, serializes the
+ * Emits tuples for one task: routes them with the task's {@link GroupingRouter}, serializes the
  * values once and hands one {@code TupleData} per target task to the sink, all sharing
  * the same bytes. Tracked emits also give each copy its roots and edge id and hand the
  * ledger updates they imply to the sink in the same call (see the acking contract).
@@ -32,7 +32,7 @@ final class TaskEmitter {
 
     private final int taskId;
     private final String component;
-    private final Router router;
+    private final GroupingRouter router;
     private final OutboundSink sink;
     private final ThreadLocal<TupleValuesCodec> codecs;
     private final boolean debug;
@@ -42,12 +42,12 @@ final class TaskEmitter {
     /** Emits so far; the spout loop reads it to decide whether to back off. Racy reads are fine. */
     volatile long emitted;
 
-    TaskEmitter(int taskId, String component, Router router, OutboundSink sink,
+    TaskEmitter(int taskId, String component, GroupingRouter router, OutboundSink sink,
                 ThreadLocal<TupleValuesCodec> codecs, boolean debug) {
         this(taskId, component, router, sink, codecs, debug, new TaskStats());
     }
 
-    TaskEmitter(int taskId, String component, Router router, OutboundSink sink,
+    TaskEmitter(int taskId, String component, GroupingRouter router, OutboundSink sink,
                 ThreadLocal<TupleValuesCodec> codecs, boolean debug, TaskStats stats) {
         this.stats = stats;
         this.taskId = taskId;

@@ -216,19 +216,6 @@ public final class FrameChannel implements Closeable {
         }
     }
 
-    /** Writes an already-encoded body as one frame. */
-    public void writeFrame(byte[] body) throws IOException {
-        if (body.length > maxFrameBytes) {
-            throw new FrameTooLargeException(body.length, maxFrameBytes);
-        }
-        synchronized (writeLock) {
-            ByteBuffer head = ByteBuffer.allocate(LENGTH_BYTES).putInt(body.length);
-            head.flip();
-            writeAll(head);
-            writeAll(ByteBuffer.wrap(body));
-        }
-    }
-
     private void writeAll(ByteBuffer buf) throws IOException {
         while (buf.hasRemaining()) {
             channel.write(buf);

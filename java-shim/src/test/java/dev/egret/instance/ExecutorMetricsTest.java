@@ -63,7 +63,7 @@ class ExecutorMetricsTest {
             Topology t = topology(conf);
             TopologyView view = new TopologyView(t);
             TopologyContext ctx = new TopologyContext(view, 2, List.of(2), "/tmp", "/tmp", null, null, null, metrics);
-            Router router = new Router(view, "spout", ctx, new HashMap<>(), 1);
+            GroupingRouter router = new GroupingRouter(view, "spout", ctx, new HashMap<>(), 1);
             emitter = new TaskEmitter(2, "spout", router, sink, ThreadLocal.withInitial(
                     () -> new TupleValuesCodec(view.topologyConf())), false, metrics.stats());
             em = new ExecutorMetrics("spout-0", "spout", true, sink, consumers, view.topologyConf(), 0);

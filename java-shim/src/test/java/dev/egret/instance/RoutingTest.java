@@ -30,14 +30,14 @@ class RoutingTest {
                 .build();
     }
 
-    private static Router router(Topology t, String component, int task, Map<Integer, Integer> taskContainer,
+    private static GroupingRouter router(Topology t, String component, int task, Map<Integer, Integer> taskContainer,
                                  int container) {
         TopologyView view = new TopologyView(t);
         TopologyContext ctx = new TopologyContext(view, task, List.of(task), "/tmp", "/tmp", null, null, null);
-        return new Router(view, component, ctx, taskContainer, container);
+        return new GroupingRouter(view, component, ctx, taskContainer, container);
     }
 
-    private static Router router(Topology t) {
+    private static GroupingRouter router(Topology t) {
         TopologyView view = new TopologyView(t);
         int spoutTask = view.tasksOf("spout").get(0);
         return router(t, "spout", spoutTask, new HashMap<>(), 1);
@@ -45,7 +45,7 @@ class RoutingTest {
 
     @Test
     void fieldsGroupingMatchesStormsDeepHashCodeFloorMod() {
-        Router r = router(oneHop(4, Plans.fields("word")));
+        GroupingRouter r = router(oneHop(4, Plans.fields("word")));
         for (String w : Arrays.asList("apple", "nathan", "mike", "", "golda", "bertels", "x")) {
             int expectedIndex = Math.floorMod(Arrays.deepHashCode(new Object[] {w}), 4);
             assertEquals(List.of(1 + expectedIndex), r.route(5, "default", Arrays.asList(w, 7)), w);
@@ -54,7 +54,7 @@ class RoutingTest {
 
     @Test
     void fieldsGroupingSelectsValuesInTheGroupingsFieldOrder() {
-        Router r = router(oneHop(5, Plans.fields("n", "word")));
+        GroupingRouter r = router(oneHop(5, Plans.fields("n", "word")));
         int expectedIndex = Math.floorMod(Arrays.deepHashCode(new Object[] {42L, "k"}), 5);
         assertEquals(List.of(1 + expectedIndex), r.route(6, "default", Arrays.asList("k", 42L)));
         // A negative hash must still land on a valid task (floorMod, not %).
@@ -66,7 +66,7 @@ class RoutingTest {
 
     @Test
     void globalGroupingGoesToTheLowestTask() {
-        Router r = router(oneHop(3, Plans.fields()));
+        GroupingRouter r = router(oneHop(3, Plans.fields()));
         for (int i = 0; i < 10; i++) {
             assertEquals(List.of(1), r.route(4, "default", Arrays.asList("w" + i, i)));
         }
@@ -74,13 +74,13 @@ class RoutingTest {
 
     @Test
     void allGroupingGoesToEveryTaskSorted() {
-        Router r = router(oneHop(3, Plans.all()));
+        GroupingRouter r = router(oneHop(3, Plans.all()));
         assertEquals(List.of(1, 2, 3), r.route(4, "default", Arrays.asList("w", 1)));
     }
 
     @Test
     void shuffleIsBalancedOverTheTargetTasksOnly() {
-        Router r = router(oneHop(4, Plans.shuffle()));
+        GroupingRouter r = router(oneHop(4, Plans.shuffle()));
         Map<Integer, Integer> counts = new HashMap<>();
         for (int i = 0; i < 400; i++) {
             List<Integer> t = r.route(5, "default", Arrays.asList("w", i));
@@ -95,7 +95,7 @@ class RoutingTest {
 
     @Test
     void noneGroupingPicksOneTargetTask() {
-        Router r = router(oneHop(3, Plans.none()));
+        GroupingRouter r = router(oneHop(3, Plans.none()));
         Set<Integer> seen = new HashSet<>();
         for (int i = 0; i < 200; i++) {
             List<Integer> t = r.route(4, "default", Arrays.asList("w", i));
@@ -109,14 +109,14 @@ class RoutingTest {
     void localOrShufflePrefersTasksInTheEmittersContainer() {
         Topology t = oneHop(4, Plans.localOrShuffle());
         Map<Integer, Integer> containers = Map.of(1, 1, 2, 2, 3, 1, 4, 2, 5, 2);
-        Router r = router(t, "spout", 5, containers, 2);
+        GroupingRouter r = router(t, "spout", 5, containers, 2);
         Set<Integer> seen = new HashSet<>();
         for (int i = 0; i < 50; i++) {
             seen.addAll(r.route(5, "default", Arrays.asList("w", i)));
         }
         assertEquals(Set.of(2, 4), seen);
 
-        Router remote = router(t, "spout", 5, Map.of(1, 1, 2, 1, 3, 1, 4, 1, 5, 3), 3);
+        GroupingRouter remote = router(t, "spout", 5, Map.of(1, 1, 2, 1, 3, 1, 4, 1, 5, 3), 3);
         Set<Integer> all = new HashSet<>();
         for (int i = 0; i < 50; i++) {
             all.addAll(remote.route(5, "default", Arrays.asList("w", i)));
@@ -133,7 +133,7 @@ class RoutingTest {
                         .addStreams(Plans.directStream("direct", "word")))
                 .build();
         // d: 1,2  s: 3,4  spout: 5
-        Router r = router(t);
+        GroupingRouter r = router(t);
         assertTrue(r.routeDirect("direct", 2));
         assertFalse(r.routeDirect("direct", 5), "a task that does not subscribe gets nothing");
         IllegalArgumentException regular = assertThrows(IllegalArgumentException.class,
@@ -144,7 +144,7 @@ class RoutingTest {
 
     @Test
     void undeclaredStreamThrows() {
-        Router r = router(oneHop(2, Plans.shuffle()));
+        GroupingRouter r = router(oneHop(2, Plans.shuffle()));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> r.route(3, "nope", Arrays.asList("w", 1)));
         assertTrue(e.getMessage().contains("spout:nope"), e.getMessage());
@@ -153,14 +153,14 @@ class RoutingTest {
     @Test
     void customGroupingIsPreparedWithSortedTargetsAndChooses() {
         TestComponents.HighestGrouping.PREPARED.clear();
-        Router r = router(oneHop(3, Plans.custom(new TestComponents.HighestGrouping())));
+        GroupingRouter r = router(oneHop(3, Plans.custom(new TestComponents.HighestGrouping())));
         assertEquals(List.of("spout:default [1, 2, 3]"), TestComponents.HighestGrouping.PREPARED);
         assertEquals(List.of(3), r.route(4, "default", Arrays.asList("w", 1)));
     }
 
     @Test
     void partialKeyGroupingPicksOneOfTheKeysTwoCandidates() {
-        Router r = router(oneHop(8, Plans.custom(new PartialKeyGrouping(new Fields("word")))));
+        GroupingRouter r = router(oneHop(8, Plans.custom(new PartialKeyGrouping(new Fields("word")))));
         PartialKeyGrouping.RandomTwoTaskAssignmentCreator creator = new PartialKeyGrouping.RandomTwoTaskAssignmentCreator();
         List<Integer> targets = List.of(1, 2, 3, 4, 5, 6, 7, 8);
         Set<Integer> seen = new HashSet<>();

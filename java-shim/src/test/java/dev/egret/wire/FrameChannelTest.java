@@ -41,16 +41,18 @@ class FrameChannelTest {
 
     @Test
     void roundTripsMessagesAndRawFrames() throws Exception {
-        try (FrameChannel client = FrameChannel.connectUnix(socket);
-                FrameChannel peer = new FrameChannel(server.accept(), 1 << 20)) {
+        try (SocketChannel clientSocket = SocketChannel.open(UnixDomainSocketAddress.of(socket));
+                SocketChannel peerSocket = server.accept();
+                FrameChannel client = new FrameChannel(clientSocket, FrameChannel.DEFAULT_MAX_FRAME_BYTES);
+                FrameChannel peer = new FrameChannel(peerSocket, 1 << 20)) {
             Hello hello = Hello.newBuilder().setProtocolVersion(1).setPeerId("x").build();
             client.write(hello);
             assertEquals(hello, peer.read(Hello.parser()));
-            peer.writeFrame(new byte[0]);
+            RawFrames.write(peerSocket, new byte[0]);
             assertArrayEquals(new byte[0], client.readFrame());
             byte[] big = new byte[100_000];
             big[99_999] = 7;
-            client.writeFrame(big);
+            RawFrames.write(clientSocket, big);
             assertArrayEquals(big, peer.readFrame());
         }
     }

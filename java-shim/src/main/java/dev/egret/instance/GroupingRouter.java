@@ -14,8 +14,12 @@ import org.apache.storm.tuple.Fields;
  * The routing table of one emitting task: for each stream its component declared, the
  * subscriptions and their groupings. Built once at task start (custom groupings are
  * deserialized and prepared then); immutable afterwards, so safe for concurrent emits.
+ *
+ * <p>It turns a stream's groupings into target task ids in the emitting JVM; not to be
+ * confused with the stream manager's router ({@code stream-manager/src/router.rs}), which
+ * only delivers each tuple to the task id this class chose.
  */
-final class Router {
+final class GroupingRouter {
     private static final class Route {
         final String subscriber;
         final TargetChooser chooser;
@@ -30,7 +34,7 @@ final class Router {
     private final TopologyView view;
     private final Map<String, List<Route>> routes = new HashMap<>();
 
-    Router(TopologyView view, String component, WorkerTopologyContext context,
+    GroupingRouter(TopologyView view, String component, WorkerTopologyContext context,
            Map<Integer, Integer> taskContainer, int container) {
         this.view = view;
         this.component = component;
