@@ -537,10 +537,11 @@ async fn run_main(
                 args.main_class
             )),
             Some(0) => None,
-            Some(2) => Some(anyhow::anyhow!(
-                "main class {} not found in {}",
-                args.main_class,
-                args.jar.display()
+            // 2: not in the jar; 3: in it but a class it needs is missing. The
+            // JVM printed the error, naming the class: it is not repeated here.
+            Some(2 | 3) => Some(anyhow::anyhow!(
+                "the JVM could not load main class {} (its error is above)",
+                args.main_class
             )),
             Some(code) => Some(anyhow::anyhow!(
                 "main class {} failed (exit code {code})",

@@ -77,12 +77,86 @@ fn not_serializable_bolt() {
     );
 }
 
+/// How many times `needle` occurs in `text`.
+fn occurrences(text: &str, needle: &str) -> usize {
+    text.matches(needle).count()
+}
+
 #[test]
 fn main_class_not_in_jar() {
-    refused_example(
-        "no-main-class",
-        "DoesNotExist",
+    let cluster = Cluster::new("no-main-class").expect("cluster");
+    let name = cluster.topology_name();
+    let out = cluster
+        .jar_example("DoesNotExist", &name)
+        .expect("run egret jar");
+    assert_refused(
+        &cluster,
+        &name,
+        &out,
         &["dev.egret.examples.DoesNotExist", "not found"],
+    );
+    // The JVM's line is the error; egret does not print it a second time.
+    assert_eq!(
+        occurrences(&out.combined(), "not found"),
+        1,
+        "the error is printed more than once: {}",
+        out.describe()
+    );
+}
+
+/// The main class is in the jar, its superclass is not: the error names the
+/// missing class (once) and the main class, and does not claim the main class
+/// is missing.
+#[test]
+fn main_class_with_a_missing_dependency() {
+    const MAIN: &str = "dev.egret.examples.MissingDependencyMain";
+    const MISSING: &str = "dev.egret.examples.MissingDependencyBase";
+    let cluster = Cluster::new("missing-dependency").expect("cluster");
+    let name = cluster.topology_name();
+    // A copy of the examples jar without the main class's superclass.
+    let jar = cluster.home().join("missing-dependency.jar");
+    std::fs::copy(&cluster.artifacts.examples_jar, &jar).expect("copy the examples jar");
+    let zip = egret_e2e::run_with_timeout(
+        std::process::Command::new("zip")
+            .arg("-q")
+            .arg("-d")
+            .arg(&jar)
+            .arg("dev/egret/examples/MissingDependencyBase.class"),
+        Duration::from_secs(30),
+    )
+    .expect("run zip -d (install zip)");
+    assert!(
+        zip.success(),
+        "zip -d did not remove the class: {}",
+        zip.describe()
+    );
+    let out = cluster
+        .run([
+            "jar".as_ref(),
+            jar.as_os_str(),
+            MAIN.as_ref(),
+            name.as_ref(),
+            cluster.out_dir().as_os_str(),
+        ])
+        .expect("run egret jar");
+    assert_refused(&cluster, &name, &out, &[MAIN, MISSING, "missing"]);
+    let text = out.combined();
+    assert_eq!(
+        occurrences(&text, MISSING),
+        1,
+        "the missing class is not named exactly once: {}",
+        out.describe()
+    );
+    assert_eq!(
+        occurrences(&text, "not found"),
+        0,
+        "the main class is in the jar, yet the error says not found: {}",
+        out.describe()
+    );
+    assert!(
+        !text.contains("MissingDependencyMain: linked"),
+        "main ran although its superclass is missing: {}",
+        out.describe()
     );
 }
 
