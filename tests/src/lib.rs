@@ -359,6 +359,41 @@ pub fn processes_mentioning(needle: &str) -> Vec<(i32, String)> {
     found
 }
 
+/// Processes of the cluster at `home`, as (pid, what it is): every process whose
+/// command line mentions `home` (the roles `egret scheduler|tmaster|container|stmgr`
+/// name their topology dir; an instance JVM has the topology's jar copy on its
+/// class path) or whose working directory is under it (a stream manager runs in
+/// its topology dir, an instance JVM in `work/<instance id>`, even one whose
+/// command line was rewritten or names no path of the cluster). Zombies have no
+/// command line and no working directory: they are gone already.
+pub fn processes_of(home: &Path) -> Vec<(i32, String)> {
+    let me = std::process::id();
+    let home_str = home.to_string_lossy();
+    let mut found = Vec::new();
+    for pid in all_pids() {
+        if u32::try_from(pid).is_ok_and(|p| p == me) {
+            continue;
+        }
+        let Some(args) = process_args(pid) else {
+            continue;
+        };
+        let cmdline = args.join(" ");
+        let cwd = fs::read_link(format!("/proc/{pid}/cwd")).ok();
+        let in_home = cwd.as_deref().is_some_and(|c| c.starts_with(home));
+        if in_home || cmdline.contains(home_str.as_ref()) {
+            let role = ["scheduler", "tmaster", "container", "stmgr"]
+                .into_iter()
+                .find(|r| match_role(&args, &home_str, r).is_some())
+                .map(str::to_owned)
+                .or_else(|| instance_of(pid, home).map(|id| format!("instance {id}")))
+                .unwrap_or_else(|| "process".to_owned());
+            found.push((pid, format!("[{role}] {cmdline}")));
+        }
+    }
+    found.sort();
+    found
+}
+
 /// The arguments of process `pid` (argv), or `None` when it is gone or unreadable.
 pub fn process_args(pid: i32) -> Option<Vec<String>> {
     let raw = fs::read(format!("/proc/{pid}/cmdline")).ok()?;
@@ -700,12 +735,16 @@ impl Cluster {
         self.assert_no_leftovers()
     }
 
-    /// Processes still running that belong to this cluster.
+    /// Processes still running that belong to this cluster (see [`processes_of`]).
     pub fn leftovers(&self) -> Vec<(i32, String)> {
-        processes_mentioning(&self.home_str)
+        processes_of(self.home())
     }
 
-    /// Waits up to [`SHUTDOWN_TIMEOUT`] for every process of this cluster to end.
+    /// Waits up to [`SHUTDOWN_TIMEOUT`] for every process of this cluster to
+    /// end: the scheduler, the topology master, the containers, the stream
+    /// managers and the instance JVMs of every topology it ran, found by their
+    /// command line or their working directory ([`processes_of`]), and
+    /// anything else a test started under its `EGRET_HOME`.
     pub fn assert_no_leftovers(&self) -> Result<()> {
         wait_until(
             "every process of the topology to exit",
@@ -928,6 +967,66 @@ mod tests {
         assert_eq!(parent, i32::try_from(std::process::id()).ok());
         assert!(instance_pids(home.path(), "sink-0").is_empty());
         assert!(process_args(pid).is_none_or(|a| a[0] == "sh"));
+    }
+
+    #[test]
+    fn processes_of_finds_children_by_command_line_and_by_working_directory() {
+        let home = tempfile::tempdir().unwrap();
+        let work = home.path().join("local/topologies/t/work/count-0");
+        fs::create_dir_all(&work).unwrap();
+        let topology_dir = home.path().join("local/topologies/t");
+        // One child names the home only in its arguments, one only by its
+        // working directory (as an instance JVM whose class path is elsewhere).
+        let mut by_args = Command::new("sh")
+            .args(["-c", "read -r line", "sh"])
+            .arg(&topology_dir)
+            .stdin(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut by_cwd = Command::new("sh")
+            .args(["-c", "read -r line"])
+            .current_dir(&work)
+            .stdin(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let pids: Vec<i32> = [&by_args, &by_cwd]
+            .iter()
+            .map(|c| i32::try_from(c.id()).unwrap())
+            .collect();
+        let found = wait_until(
+            "both children",
+            Duration::from_secs(5),
+            || {
+                let found = processes_of(home.path());
+                pids.iter()
+                    .all(|p| found.iter().any(|(q, _)| q == p))
+                    .then_some(found)
+            },
+            || format!("{:?}", processes_of(home.path())),
+        );
+        by_args.kill().unwrap();
+        by_args.wait().unwrap();
+        by_cwd.kill().unwrap();
+        by_cwd.wait().unwrap();
+        let found = found.unwrap();
+        let mut want = pids.clone();
+        want.sort_unstable();
+        assert_eq!(
+            found.iter().map(|(p, _)| *p).collect::<Vec<_>>(),
+            want,
+            "{found:?}"
+        );
+        let by_cwd_entry = found.iter().find(|(p, _)| *p == pids[1]).unwrap();
+        assert!(
+            by_cwd_entry.1.starts_with("[instance count-0] "),
+            "{found:?}"
+        );
+        assert!(
+            processes_of(home.path()).is_empty(),
+            "{:?}",
+            processes_of(home.path())
+        );
+        assert!(processes_of(&home.path().join("elsewhere")).is_empty());
     }
 
     #[test]
