@@ -42,6 +42,14 @@ pub const EXAMPLES_PACKAGE: &str = "dev.egret.examples";
 /// Default bound for one `egret` command that is expected to return promptly.
 pub const COMMAND_TIMEOUT: Duration = Duration::from_secs(45);
 
+/// The period of [`Cluster::wait_quiescent`]'s reports: the stream managers'
+/// metrics tick (1 s; a changed snapshot is written at most every 5 s).
+pub const QUIET_REPORT: Duration = Duration::from_secs(1);
+
+/// Default bound of [`Cluster::wait_quiescent`]: a drained topology settles in
+/// a few reports; a stream manager snapshot is at most 5 s behind.
+pub const QUIET_TIMEOUT: Duration = Duration::from_secs(30);
+
 /// How long processes may take to disappear after `egret kill`.
 pub const SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(15);
 
@@ -758,6 +766,70 @@ impl Cluster {
                     .join("\n")
             },
         )
+    }
+
+    /// Waits until topology `name` is quiescent, then returns what `observe`
+    /// saw last: no tree is pending in any stream manager's ledger
+    /// (`egret.ledger.pending` is 0 in every `DIR/metrics/stmgr-N.json`, and
+    /// there is at least one) and `observe` (the counts a test is about to
+    /// assert) plus those snapshots' counters (all but their time stamp) were
+    /// unchanged over two consecutive reports, [`QUIET_REPORT`] apart.
+    ///
+    /// This replaces sleeping before exact counts: a late duplicate or a
+    /// replay either changes the counts or is still pending in a ledger. Fails
+    /// after `timeout` with the last counts and ledgers seen.
+    pub fn wait_quiescent<T: PartialEq + fmt::Debug>(
+        &self,
+        name: &str,
+        timeout: Duration,
+        mut observe: impl FnMut() -> T,
+    ) -> Result<T> {
+        let dir = self.topology_dir(name);
+        let state = |observe: &mut dyn FnMut() -> T| {
+            let (snapshots, errors) = read_metrics(&dir);
+            let stmgrs: BTreeMap<String, Vec<Metric>> = snapshots
+                .into_iter()
+                .filter(|(process, _)| process.starts_with("stmgr-"))
+                .map(|(process, s)| (process, s.metrics))
+                .collect();
+            (observe(), stmgrs, errors)
+        };
+        let pending = |stmgrs: &BTreeMap<String, Vec<Metric>>| -> BTreeMap<String, Option<f64>> {
+            stmgrs
+                .iter()
+                .map(|(process, metrics)| {
+                    let value = metrics
+                        .iter()
+                        .find(|m| m.name == "egret.ledger.pending")
+                        .map(|m| m.value);
+                    (process.clone(), value)
+                })
+                .collect()
+        };
+        let start = Instant::now();
+        let mut previous = state(&mut observe);
+        loop {
+            thread::sleep(QUIET_REPORT);
+            let current = state(&mut observe);
+            let ledgers = pending(&current.1);
+            let drained = !ledgers.is_empty() && ledgers.values().all(|v| *v == Some(0.0));
+            if drained && current.2.is_empty() && current == previous {
+                return Ok(current.0);
+            }
+            if start.elapsed() >= timeout {
+                return Err(HarnessError::Timeout {
+                    what: format!(
+                        "topology {name} to be quiescent (no pending tree, counts unchanged)"
+                    ),
+                    secs: start.elapsed().as_secs_f64(),
+                    detail: format!(
+                        "; last seen:\n  counts {:?}\n  before {:?}\n  egret.ledger.pending {ledgers:?}\n  unreadable snapshots {:?}",
+                        current.0, previous.0, current.2
+                    ),
+                });
+            }
+            previous = current;
+        }
     }
 
     /// Every log file of the cluster (running and killed topologies), path → content.

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
-use egret_e2e::{Cluster, complete_lines, task_files, wait_until};
+use egret_e2e::{Cluster, QUIET_TIMEOUT, complete_lines, task_files, wait_until};
 
 /// `GroupingsTopology.COUNT`: values 0..COUNT on each stream.
 const COUNT: u32 = 12;
@@ -155,7 +155,9 @@ fn all_global_direct_and_multi_task_executors() {
         panic!("{e}\n{}", cluster.describe_logs(20));
     }
     // Let duplicates, if any, arrive before the exact checks.
-    std::thread::sleep(Duration::from_secs(1));
+    cluster
+        .wait_quiescent(&name, QUIET_TIMEOUT, || snapshot(&out))
+        .unwrap_or_else(|e| panic!("{e}\n{}", cluster.describe_logs(20)));
 
     // all: every task of all-sink saw every value exactly once.
     let all_tasks = check_contexts(&out, "all-sink", 3);

@@ -10,7 +10,7 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use egret_e2e::{Cluster, task_files, wait_until};
+use egret_e2e::{Cluster, QUIET_TIMEOUT, task_files, wait_until};
 
 /// Tuples the spout emits (HooksTopology.COUNT).
 const COUNT: usize = 50;
@@ -59,8 +59,18 @@ fn hooks_count_exactly_and_system_metrics_reach_the_consumer() {
         },
     )
     .unwrap_or_else(|e| panic!("{e}\n{}", cluster.describe_logs(30)));
-    // Let late duplicates, if any, show up before counting exactly.
-    std::thread::sleep(Duration::from_secs(2));
+    // Let late duplicates, if any, show up before counting exactly. The
+    // `system` lines grow every metrics bucket: only the counts below settle.
+    cluster
+        .wait_quiescent(&name, QUIET_TIMEOUT, || {
+            (
+                lines(&out, "acked").len(),
+                lines(&out, "hook_numbers").len(),
+                lines(&out, "hook_echo").len(),
+                lines(&out, "added_echo").len(),
+            )
+        })
+        .unwrap_or_else(|e| panic!("{e}\n{}", cluster.describe_logs(30)));
 
     // The spout: one spoutAck per acked tuple, same message ids, with a complete latency.
     let acked: BTreeSet<String> = lines(&out, "acked").into_iter().collect();

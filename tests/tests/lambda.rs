@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use egret_e2e::{Cluster, complete_lines, wait_until};
+use egret_e2e::{Cluster, QUIET_TIMEOUT, complete_lines, wait_until};
 
 const WORDS: [&str; 5] = ["apple", "banana", "cherry", "date", "elder"];
 /// The spout's 500 words, cycling through the five.
@@ -48,8 +48,9 @@ fn lambda_topology_counts_exactly() {
     )
     .unwrap_or_else(|e| panic!("{e}\n{}", cluster.describe_logs(30)));
     // Nothing more arrives: each word is counted exactly once.
-    std::thread::sleep(Duration::from_secs(2));
-    let lines = complete_lines(&file);
+    let lines = cluster
+        .wait_quiescent(&name, QUIET_TIMEOUT, || complete_lines(&file))
+        .unwrap_or_else(|e| panic!("{e}\n{}", cluster.describe_logs(30)));
     cluster.kill_and_check_clean(&name).expect("kill");
     assert_eq!(lines.len(), total, "counted lines");
     let counts = counts(&lines);

@@ -39,18 +39,32 @@ fn ticks_arrive_about_once_a_second() {
         .map(|l| l.parse().unwrap_or_else(|_| panic!("bad tick time {l:?}")))
         .collect();
     let intervals: Vec<i64> = times.windows(2).skip(1).map(|w| w[1] - w[0]).collect();
-    // A loose bound: this is a 2-core machine running a dozen JVMs, not a timing
-    // benchmark. Individual intervals may stretch; the mean must stay near 1 s.
+    // Wide bounds: this is a 2-core machine shared with other builds and a few
+    // JVMs, not a timing benchmark; how precise ticks are belongs in one. The
+    // executor schedules ticks at a fixed rate (the next one is due a period
+    // after the previous one was due, not after it fired), so a tick late by
+    // d is followed by an interval of 1000 - d ms, and one more than a period
+    // late resets the schedule (one interval of up to 2 periods, no burst).
+    //
+    // Each interval in 300..=3000 ms: lets a tick be 700 ms late, or one be
+    // skipped while the JVM was starved; fails on ticks fired in a burst (a
+    // catch-up loop, or two timers for one task: intervals near 0) and on a
+    // stalled timer (no tick for 3 periods).
     for ms in &intervals {
         assert!(
             (300..=3000).contains(ms),
             "tick interval {ms} ms in {intervals:?}"
         );
     }
+    // The mean over the 4 intervals in 700..=1600 ms: at a fixed rate it is
+    // 1000 ms plus (last tick's lateness - first tick's) / 4, so this admits
+    // about a second of lateness or one skipped period. It fails on the wrong
+    // period: twice the configured rate (500) or half of it (2000), or the
+    // frequency read as milliseconds or minutes.
     let sum: i64 = intervals.iter().sum();
     let mean = sum / i64::try_from(intervals.len()).expect("few");
     assert!(
-        (500..=2000).contains(&mean),
+        (700..=1600).contains(&mean),
         "mean tick interval {mean} ms in {intervals:?}"
     );
 

@@ -8,7 +8,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
-use egret_e2e::{Cluster, task_files, wait_until};
+use egret_e2e::{Cluster, QUIET_TIMEOUT, task_files, wait_until};
 
 /// Same list, same order as `WordCountTopology.SENTENCES`.
 const SENTENCES: [&str; 10] = [
@@ -114,8 +114,9 @@ fn word_count_is_exact_and_each_word_has_one_task() {
     }
 
     // Let anything duplicated or late arrive before the exact checks.
-    std::thread::sleep(Duration::from_secs(1));
-    let seen = parse(&task_files(&out, "count"));
+    let seen = cluster
+        .wait_quiescent(&name, QUIET_TIMEOUT, || parse(&task_files(&out, "count")))
+        .unwrap_or_else(|e| panic!("{e}\n{}", cluster.describe_logs(20)));
     assert_eq!(
         finals(&seen),
         expected,
