@@ -24,7 +24,7 @@ use egret_proto::handshake;
 use egret_proto::v1::{
     ComponentKind, PeerRole, SubmitTopologyRequest, SubmitTopologyResponse, Topology,
 };
-use egret_scheduler::process::{self, set_new_session, set_parent_death_signal};
+use egret_supervisor::{self as process, set_new_session, set_parent_death_signal};
 use egret_state_manager::{LocalCluster, StateError, TopologyDir};
 use futures::{SinkExt, StreamExt};
 use serde_json::Value;

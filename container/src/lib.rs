@@ -8,7 +8,7 @@
 //! - the JVM launcher, shim jar and instance JVM flags come from the
 //!   topology's merged config (`egret.java`, `egret.shim.jar`,
 //!   `egret.instance.jvm.opts`), falling back to Egret's defaults;
-//! - children are supervised by [`egret_scheduler::process::Supervisor`]
+//! - children are supervised by [`egret_supervisor::Supervisor`]
 //!   (own process group, parent-death signal, restart with backoff), so this
 //!   role must run on a current-thread runtime on the main thread;
 //! - restarts of each child are counted (`egret.restarts`, component
@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 
 use egret_config::{ConfigMap, Environment};
 use egret_proto::v1::InstancePlan;
-use egret_scheduler::process::{self, ChildSpec, RestartPolicy, Supervisor};
+use egret_supervisor::{self as process, ChildSpec, RestartPolicy, Supervisor};
 use egret_state_manager::{StateError, TopologyDir};
 use serde_json::Value;
 

@@ -7,7 +7,7 @@
 //! - it writes `packing.pb` and `scheduler.pid` before it starts any child;
 //! - container 0 is the topology master (`egret tmaster`), containers 1..=N are
 //!   container supervisors (`egret container --index N`), all children of this
-//!   process, started from the same executable, supervised by [`process::Supervisor`];
+//!   process, started from the same executable, supervised by [`egret_supervisor::Supervisor`];
 //! - it counts the restarts of each child (`egret.restarts`, component
 //!   `tmaster` or `container-N`) in `DIR/metrics/scheduler.json`;
 //! - on SIGTERM or SIGINT it stops every child, reaps them, writes the last
@@ -15,7 +15,6 @@
 //!   (the process exits 0).
 
 pub mod packing;
-pub mod process;
 
 use std::future::Future;
 use std::path::{Path, PathBuf};
@@ -23,7 +22,7 @@ use std::path::{Path, PathBuf};
 use egret_proto::v1::PackingPlan;
 use egret_state_manager::{LocalCluster, StateError, TopologyDir};
 
-use crate::process::{ChildSpec, RestartPolicy, Supervisor};
+use egret_supervisor::{self as process, ChildSpec, RestartPolicy, Supervisor};
 
 #[derive(Debug, thiserror::Error)]
 pub enum SchedulerError {
@@ -183,7 +182,7 @@ pub fn cluster_of(dir: &Path) -> Result<LocalCluster, SchedulerError> {
 /// The `egret scheduler` role: packs, starts every container, keeps them
 /// running until SIGTERM/SIGINT, then stops them and retires the topology dir.
 ///
-/// Run it on a current-thread runtime (see [`process`]).
+/// Run it on a current-thread runtime (see [`egret_supervisor`]).
 pub async fn run(options: SchedulerOptions) -> Result<(), SchedulerError> {
     let dir = TopologyDir::new(&options.topology_dir);
     let cluster = cluster_of(dir.path())?;

@@ -1,5 +1,5 @@
-//! Local child processes: how every egret parent (scheduler, container
-//! supervisor, `egret jar`) starts, watches, restarts and stops its children.
+//! `egret-supervisor`: local child processes: how every egret parent (scheduler,
+//! container supervisor, `egret jar`) starts, watches, restarts and stops its children.
 //!
 //! Invariants (contracts.md, "Processes"):
 //! - every supervised child runs in its own process group (its pgid is its pid)
