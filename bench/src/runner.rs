@@ -217,8 +217,8 @@ pub fn run_measured(launch: &Launch, timing: &Timing, round: u32) -> Result<RunR
         }
         _ => {}
     }
-    let (out, err) = egret_supervisor::open_log(&launch.log)
-        .map_err(|e| BenchError::io(&launch.log, e))?;
+    let (out, err) =
+        egret_supervisor::open_log(&launch.log).map_err(|e| BenchError::io(&launch.log, e))?;
     let mut cmd = Command::new(&launch.program);
     cmd.args(&launch.args)
         .envs(launch.env.iter().map(|(k, v)| (k, v)))

@@ -19,8 +19,8 @@ use std::path::{Path, PathBuf};
 
 use egret_config::{ConfigMap, Environment};
 use egret_proto::v1::InstancePlan;
-use egret_supervisor::{self as process, ChildSpec, RestartPolicy, Supervisor};
 use egret_state_manager::{StateError, TopologyDir};
+use egret_supervisor::{self as process, ChildSpec, RestartPolicy, Supervisor};
 use serde_json::Value;
 
 /// The instance runtime's entry point in the shim jar.

@@ -1,10 +1,12 @@
-//! Scheduling a topology: the packing plan ([`packing`]), the [`Scheduler`]
+//! Scheduling a topology: packing ([`packing`], used by the submitter), the [`Scheduler`]
 //! trait (start, restart and stop a topology's containers) and its local
 //! implementation, which runs every container as a child process of the
 //! `egret scheduler` role ([`run`]).
 //!
 //! Invariants of the `egret scheduler` role:
-//! - it writes `packing.pb` and `scheduler.pid` before it starts any child;
+//! - it never packs: it runs the `packing.pb` the submitter wrote (a missing,
+//!   unreadable or foreign one is an error before anything starts), and writes
+//!   `scheduler.pid` before it starts any child;
 //! - container 0 is the topology master (`egret tmaster`), containers 1..=N are
 //!   container supervisors (`egret container --index N`), all children of this
 //!   process, started from the same executable, supervised by [`egret_supervisor::Supervisor`];
@@ -28,8 +30,10 @@ use egret_supervisor::{self as process, ChildSpec, RestartPolicy, Supervisor};
 pub enum SchedulerError {
     #[error(transparent)]
     State(#[from] StateError),
-    #[error(transparent)]
-    Packing(#[from] packing::PackingError),
+    #[error("no usable packing plan (packing.pb is written at submission): {0}")]
+    PackingPlan(#[source] StateError),
+    #[error("packing.pb holds the plan of topology {plan}, not of {topology}")]
+    PlanOfAnotherTopology { plan: String, topology: String },
     #[error("no container {0} in the packing plan")]
     NoSuchContainer(i32),
     #[error("topology dir {0} is not under <egret.local.dir>/topologies/")]
@@ -179,7 +183,21 @@ pub fn cluster_of(dir: &Path) -> Result<LocalCluster, SchedulerError> {
     Ok(LocalCluster::new(parent))
 }
 
-/// The `egret scheduler` role: packs, starts every container, keeps them
+/// The packing plan the submitter wrote for topology `id`.
+pub fn read_plan(dir: &TopologyDir, id: &str) -> Result<PackingPlan, SchedulerError> {
+    let plan = dir
+        .read_packing_plan()
+        .map_err(SchedulerError::PackingPlan)?;
+    if plan.topology_id != id {
+        return Err(SchedulerError::PlanOfAnotherTopology {
+            plan: plan.topology_id,
+            topology: id.to_owned(),
+        });
+    }
+    Ok(plan)
+}
+
+/// The `egret scheduler` role: reads the packing plan, starts every container, keeps them
 /// running until SIGTERM/SIGINT, then stops them and retires the topology dir.
 ///
 /// Run it on a current-thread runtime (see [`egret_supervisor`]).
@@ -189,11 +207,10 @@ pub async fn run(options: SchedulerOptions) -> Result<(), SchedulerError> {
     // Listen before starting anything, so a kill that races the start is not lost.
     let signal = process::termination_signal().map_err(SchedulerError::Signals)?;
     let topology = dir.read_topology()?;
-    let plan = packing::pack_topology(&topology)?;
-    dir.write_packing_plan(&plan)?;
+    let plan = read_plan(&dir, &topology.id)?;
     dir.write_scheduler_pid(std::process::id())?;
     let executors: usize = plan.containers.iter().map(|c| c.instances.len()).sum();
-    tracing::info!(topology = %topology.id, containers = plan.containers.len(), executors, "Packing plan written; starting the topology master and containers.");
+    tracing::info!(topology = %topology.id, containers = plan.containers.len(), executors, "Starting the topology master and containers of the packing plan.");
 
     let mut scheduler =
         LocalProcessScheduler::new(options.executable, dir.clone(), RestartPolicy::default());
@@ -232,6 +249,28 @@ mod tests {
             c.log_file,
             PathBuf::from("/x/local/topologies/wc/logs/container-2.log")
         );
+    }
+
+    #[test]
+    fn the_plan_is_read_not_made_and_must_be_the_topologys() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = LocalCluster::new(tmp.path()).create_topology("wc").unwrap();
+        let err = read_plan(&dir, "wc-1-1").unwrap_err();
+        assert!(matches!(err, SchedulerError::PackingPlan(_)), "{err:?}");
+        assert!(err.to_string().contains("packing.pb"), "{err}");
+        dir.write_packing_plan(&PackingPlan {
+            topology_id: "wc-0-0".into(),
+            containers: Vec::new(),
+        })
+        .unwrap();
+        let err = read_plan(&dir, "wc-1-1").unwrap_err();
+        assert!(err.to_string().contains("wc-0-0"), "{err}");
+        let plan = PackingPlan {
+            topology_id: "wc-1-1".into(),
+            containers: Vec::new(),
+        };
+        dir.write_packing_plan(&plan).unwrap();
+        assert_eq!(read_plan(&dir, "wc-1-1").unwrap(), plan);
     }
 
     #[test]
