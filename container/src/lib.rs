@@ -173,6 +173,7 @@ pub fn instance_spec(
         ],
         cwd: Some(dir.work_dir(&instance.instance_id)),
         log_file: dir.log_file(&instance.instance_id),
+        final_exit_code: None,
     }
 }
 
@@ -192,6 +193,7 @@ pub fn stream_manager_spec(executable: &Path, dir: &TopologyDir, index: i32) -> 
         ],
         env: Vec::new(),
         cwd: Some(dir.path().to_owned()),
+        final_exit_code: None,
     }
 }
 

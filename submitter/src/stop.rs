@@ -168,7 +168,7 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let cluster = LocalCluster::new(tmp.path());
         let dir = running(&cluster);
-        let scheduler = std::process::Command::new("sleep")
+        let mut scheduler = std::process::Command::new("sleep")
             .arg("30")
             .spawn()
             .unwrap();
@@ -178,6 +178,8 @@ mod tests {
         assert!(started.elapsed() < SCHEDULER_STOP_GRACE);
         // Reaped by stop_scheduler (it is our child): its pid is gone.
         assert!(!process_exists(i32::try_from(scheduler.id()).unwrap()));
+        // Already reaped by stop_scheduler: nothing left to wait for.
+        assert!(scheduler.try_wait().is_err());
         assert!(tmp.path().join("killed/wc-1-1").is_dir());
     }
 
