@@ -217,8 +217,8 @@ pub fn run_measured(launch: &Launch, timing: &Timing, round: u32) -> Result<RunR
         }
         _ => {}
     }
-    let (out, err) = egret_scheduler::process::open_log(&launch.log)
-        .map_err(|e| BenchError::io(&launch.log, e))?;
+    let (out, err) =
+        egret_supervisor::open_log(&launch.log).map_err(|e| BenchError::io(&launch.log, e))?;
     let mut cmd = Command::new(&launch.program);
     cmd.args(&launch.args)
         .envs(launch.env.iter().map(|(k, v)| (k, v)))
@@ -227,7 +227,7 @@ pub fn run_measured(launch: &Launch, timing: &Timing, round: u32) -> Result<RunR
         .stdout(out)
         .stderr(err)
         .process_group(0);
-    egret_scheduler::process::set_parent_death_signal(&mut cmd);
+    egret_supervisor::set_parent_death_signal(&mut cmd);
     let child = cmd.spawn().map_err(|source| BenchError::Spawn {
         program: launch.program.display().to_string(),
         source,

@@ -264,6 +264,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             multi_thread_runtime()?
                 .block_on(egret_topology_master::run(options))
                 .context("topology master failed")?;
+            // The master returns only once its topology was killed: this code
+            // tells the scheduler to stop the topology, not to restart it.
+            return Ok(ExitCode::from(egret_topology_master::EXIT_TOPOLOGY_KILLED));
         }
         Command::Stmgr(role) => {
             let options = egret_stream_manager::StreamManagerOptions {

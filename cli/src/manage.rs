@@ -1,13 +1,15 @@
-//! `egret list`, `kill`, `activate`, `deactivate`: talk to a topology's master
-//! and, for `kill`, stop its scheduler.
+//! `egret list`, `kill`, `activate`, `deactivate`: talk to a topology's master.
 //!
-//! Invariants of `kill`: once it returns `Ok`, no process of the topology is
-//! left (its scheduler has exited, escalated to SIGKILL of the scheduler's
-//! process group after [`SCHEDULER_KILL_GRACE`]) and its directory has been
-//! moved to `killed/`.
+//! Invariants of `kill`: it never signals a process itself. It asks the master
+//! to kill (deactivate, wait, KILLED); the master then exits with
+//! `EXIT_TOPOLOGY_KILLED` and the scheduler stops everything and retires the
+//! directory, which `kill` waits for (at most [`RETIRE_WAIT`]). Only when the
+//! master cannot be reached (or the scheduler does not finish in time) does it
+//! fall back to [`egret_submitter::stop::stop_scheduler`]. Once it returns
+//! `Ok`, no process of the topology is left and its directory is in `killed/`.
 
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::{Context as _, bail};
 use egret_config::{Environment, Layered};
@@ -15,15 +17,14 @@ use egret_proto::v1::{
     ClientRequest, ClientResponse, Empty, KillRequest, TopologyState, client_request,
 };
 use egret_state_manager::{LocalCluster, TopologyDir};
-use nix::sys::signal::{Signal, kill as send_signal};
-use nix::unistd::Pid;
+use egret_submitter::stop;
 
-/// How long `kill` waits for the scheduler after SIGTERM before SIGKILL.
-pub const SCHEDULER_KILL_GRACE: Duration = Duration::from_secs(10);
+/// How long `kill` waits, once the master has killed the topology, for the
+/// scheduler to stop every process and retire the directory (the master's
+/// grace, then at most 5 s per stop level).
+pub const RETIRE_WAIT: Duration = Duration::from_secs(30);
 /// How long `list` waits for each topology master.
 const DESCRIBE_TIMEOUT: Duration = Duration::from_secs(3);
-/// How long `kill` waits for a just-started scheduler to write its pid.
-const SCHEDULER_PID_WAIT: Duration = Duration::from_secs(3);
 const CONTROL_TIMEOUT: Duration = Duration::from_secs(10);
 
 pub fn load_config(file: Option<&Path>, options: &[String]) -> anyhow::Result<Layered> {
@@ -208,31 +209,6 @@ pub async fn set_active(config: &Layered, name: &str, active: bool) -> anyhow::R
     Ok(())
 }
 
-fn process_exists(pid: i32) -> bool {
-    // Reap it if it is our own child (`egret local` started the scheduler),
-    // else a zombie would look alive forever.
-    let _ = nix::sys::wait::waitpid(
-        Pid::from_raw(pid),
-        Some(nix::sys::wait::WaitPidFlag::WNOHANG),
-    );
-    send_signal(Pid::from_raw(pid), None).is_ok()
-}
-
-/// The scheduler's pid. A topology submitted a moment ago may not have
-/// written it yet: wait a little for it rather than race its start.
-async fn scheduler_pid(dir: &TopologyDir) -> Option<i32> {
-    let deadline = Instant::now() + SCHEDULER_PID_WAIT;
-    loop {
-        if let Some(pid) = dir.read_scheduler_pid().ok().flatten().filter(|p| *p > 0) {
-            return Some(pid);
-        }
-        if Instant::now() >= deadline || !dir.path().join("topology.pb").exists() {
-            return None;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
 /// `egret kill NAME -w SECS`.
 pub async fn kill(config: &Layered, name: &str, wait_secs: u32) -> anyhow::Result<()> {
     let cluster = cluster(config)?;
@@ -240,17 +216,18 @@ pub async fn kill(config: &Layered, name: &str, wait_secs: u32) -> anyhow::Resul
     kill_topology(&cluster, &dir, name, wait_secs).await
 }
 
-/// Kills the topology in `dir`: asks its master to deactivate and wait, then
-/// stops its scheduler (which stops every process and retires the dir).
+/// Kills the topology in `dir` as Storm does: its master deactivates it,
+/// waits `wait_secs` and kills it, then (master and scheduler, see the module
+/// doc) every process stops and the directory is retired; this waits for that.
 pub async fn kill_topology(
     cluster: &LocalCluster,
     dir: &TopologyDir,
     name: &str,
     wait_secs: u32,
 ) -> anyhow::Result<()> {
-    let topology = dir.read_topology()?;
+    let id = dir.read_topology()?.id;
     let timeout = Duration::from_secs(u64::from(wait_secs) + 10);
-    match request(
+    let retire_wait = match request(
         dir,
         client_request::Request::Kill(KillRequest { wait_secs }),
         timeout,
@@ -258,52 +235,28 @@ pub async fn kill_topology(
     .await
     {
         Ok(r) if r.ok => {
-            tracing::debug!(topology = %name, "Topology master deactivated the topology.")
+            tracing::debug!(topology = %name, "Topology master killed the topology; waiting for its scheduler to retire it.");
+            Some(RETIRE_WAIT)
         }
         Ok(r) => {
-            tracing::warn!(topology = %name, error = %r.error, "Topology master refused the kill; stopping the processes anyway.")
+            // Typically a kill already under way: let it finish.
+            tracing::warn!(topology = %name, error = %r.error, "Topology master refused the kill; waiting for the topology to end.");
+            Some(RETIRE_WAIT + Duration::from_secs(u64::from(wait_secs)))
         }
         Err(e) => {
-            tracing::warn!(topology = %name, error = %e, "Topology master unreachable; stopping the processes directly.")
+            tracing::warn!(topology = %name, error = %e, "Topology master unreachable; stopping the scheduler directly.");
+            None
         }
-    }
-
-    let pid = scheduler_pid(dir).await;
-    if let Some(pid) = pid {
-        if let Err(e) = send_signal(Pid::from_raw(pid), Signal::SIGTERM)
-            && e != nix::errno::Errno::ESRCH
-        {
-            bail!("cannot signal the scheduler (pid {pid}) of '{name}': {e}");
+    };
+    if let Some(wait) = retire_wait {
+        if stop::wait_retired(dir, &id, wait).await {
+            return Ok(());
         }
-        let started = Instant::now();
-        let mut escalated = false;
-        loop {
-            let alive = process_exists(pid);
-            let retired = !dir.path().join("topology.pb").exists();
-            if !alive && retired {
-                break;
-            }
-            if !alive {
-                // The scheduler is gone without retiring the dir (it was killed).
-                break;
-            }
-            if !escalated && started.elapsed() >= SCHEDULER_KILL_GRACE {
-                tracing::warn!(topology = %name, pid, "Scheduler still running after SIGTERM; sending SIGKILL to its process group.");
-                let _ = nix::sys::signal::killpg(Pid::from_raw(pid), Signal::SIGKILL);
-                let _ = send_signal(Pid::from_raw(pid), Signal::SIGKILL);
-                escalated = true;
-            }
-            if escalated && started.elapsed() >= SCHEDULER_KILL_GRACE * 2 {
-                bail!("the scheduler (pid {pid}) of '{name}' did not exit");
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+        tracing::warn!(topology = %name, wait_secs = wait.as_secs(), "The topology was not retired in time; stopping the scheduler directly.");
     }
-    if dir.path().join("topology.pb").exists() {
-        cluster
-            .retire(dir, &topology.id)
-            .with_context(|| format!("cannot retire the directory of '{name}'"))?;
-    }
+    stop::stop_scheduler(cluster, dir, &id)
+        .await
+        .with_context(|| format!("cannot stop topology '{name}'"))?;
     Ok(())
 }
 
@@ -333,7 +286,7 @@ mod tests {
     }
 
     #[tokio::test(flavor = "current_thread")]
-    async fn killing_a_topology_without_processes_retires_it() {
+    async fn killing_a_topology_whose_scheduler_is_gone_retires_it() {
         let tmp = tempfile::tempdir().unwrap();
         let cluster = LocalCluster::new(tmp.path());
         let dir = cluster.create_topology("wc").unwrap();

@@ -1,31 +1,29 @@
 //! `egret jar` and `egret local` (contracts.md, "Submission"): run the user's
 //! main() in a JVM with the shim, serve its `SubmitTopologyRequest`s on a Unix
-//! socket, and launch each accepted topology on the local cluster.
+//! socket, and hand each one to the cluster's submitter ([`egret_submitter`]:
+//! validation, packing, the state directory, the detached scheduler); print
+//! what was submitted and, for `egret local`, follow the logs and kill the
+//! topologies when the TTL ends.
 //!
 //! Invariants:
 //! - the submitter JVM is our child (own process group, parent-death signal):
 //!   it never outlives this command; an error ends it and leaves no process;
-//! - a topology is launched only once its directory is complete (jar copied,
-//!   token created, `topology.pb` written); a failure half way removes the
-//!   directory, so a name is never left taken by a broken submission;
-//! - the scheduler of each topology is detached (new session, stdin null,
-//!   output to `logs/scheduler.log`): `egret jar` may return while it runs.
+//! - what is printed of a submitted topology (containers, executors, tasks)
+//!   comes from the one packing plan the submitter wrote.
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use anyhow::{Context as _, bail};
 use egret_config::{ConfigMap, Layered};
 use egret_proto::Token;
 use egret_proto::frame::{decode_message, encode_message};
 use egret_proto::handshake;
-use egret_proto::v1::{
-    ComponentKind, PeerRole, SubmitTopologyRequest, SubmitTopologyResponse, Topology,
-};
-use egret_scheduler::process::{self, set_new_session, set_parent_death_signal};
-use egret_state_manager::{LocalCluster, StateError, TopologyDir};
+use egret_proto::v1::{PeerRole, SubmitTopologyRequest, SubmitTopologyResponse, Topology};
+use egret_submitter::{LocalSubmitter, SubmittedTopology};
+use egret_supervisor::{self as process, set_parent_death_signal};
 use futures::{SinkExt, StreamExt};
 use serde_json::Value;
 use tokio::net::{UnixListener, UnixStream};
@@ -145,177 +143,35 @@ pub fn submitter_args(
     args
 }
 
-/// Checks a submitted topology; the error names the problem.
-pub fn validate(topology: &Topology) -> Result<(), String> {
-    let name = &topology.name;
-    if name.trim().is_empty() {
-        return Err("the topology name is empty".to_owned());
-    }
-    if let Some(bad) = name
-        .chars()
-        .find(|c| matches!(c, '/' | '\\' | ':' | '\0') || c.is_control())
-    {
-        return Err(format!(
-            "topology name '{name}' contains {bad:?}, which is not allowed"
-        ));
-    }
-    if name == "." || name == ".." {
-        return Err(format!("'{name}' is not a valid topology name"));
-    }
-    let mut ids = std::collections::BTreeMap::new();
-    for c in &topology.components {
-        if c.id.is_empty() {
-            return Err(format!(
-                "topology '{name}' has a component with an empty id"
-            ));
-        }
-        if ids.insert(c.id.as_str(), c).is_some() {
-            return Err(format!(
-                "topology '{name}' has two components named '{}'",
-                c.id
-            ));
-        }
-    }
-    if !topology
-        .components
-        .iter()
-        .any(|c| c.kind == ComponentKind::Spout as i32)
-    {
-        return Err(format!("topology '{name}' has no spout"));
-    }
-    for bolt in &topology.components {
-        for input in &bolt.inputs {
-            let Some(source) = ids.get(input.component.as_str()) else {
-                return Err(format!(
-                    "bolt '{}' subscribes to unknown component '{}'",
-                    bolt.id, input.component
-                ));
-            };
-            if !source.streams.iter().any(|s| s.id == input.stream) {
-                return Err(format!(
-                    "bolt '{}' subscribes to stream '{}' of component '{}', which does not declare it",
-                    bolt.id, input.stream, input.component
-                ));
-            }
-        }
-    }
-    Ok(())
-}
-
-/// A topology launched by this command.
-#[derive(Debug, Clone)]
-pub struct Submitted {
-    pub name: String,
-    pub id: String,
-    pub dir: TopologyDir,
-}
-
 /// What serving a submission needs.
 pub struct Launcher {
-    pub cluster: LocalCluster,
+    pub submitter: LocalSubmitter,
     pub user_jar: PathBuf,
-    pub executable: PathBuf,
-    /// Whether to start the scheduler (tests of validation do not).
-    pub start_scheduler: bool,
-    pub submitted: Vec<Submitted>,
+    pub submitted: Vec<SubmittedTopology>,
 }
 
 impl Launcher {
-    fn next_counter(&self) -> usize {
-        let count = |sub: &str| {
-            std::fs::read_dir(self.cluster.root().join(sub))
-                .map(|entries| entries.count())
-                .unwrap_or(0)
-        };
-        count("topologies") + count("killed") + 1
-    }
-
-    /// Validates and launches one topology; returns its id.
-    pub fn submit(&mut self, topology: Option<Topology>) -> Result<Submitted, String> {
-        let mut topology = topology.ok_or("the submission holds no topology")?;
-        validate(&topology)?;
-        let plan = egret_scheduler::packing::pack_topology(&topology).map_err(|e| e.to_string())?;
-        let secs = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map(|d| d.as_secs())
-            .unwrap_or(0);
-        let id = format!("{}-{}-{}", topology.name, self.next_counter(), secs);
-        let dir = self
-            .cluster
-            .create_topology(&topology.name)
-            .map_err(|e| match e {
-                StateError::NameInUse(name) => {
-                    format!("a topology named '{name}' is already running")
-                }
-                other => other.to_string(),
-            })?;
-        topology.id = id.clone();
-        if let Err(e) = self.populate(&dir, &topology) {
-            let _ = std::fs::remove_dir_all(dir.path());
-            return Err(e);
-        }
-        let executors: usize = plan.containers.iter().map(|c| c.instances.len()).sum();
-        let tasks: usize = plan
-            .containers
-            .iter()
-            .flat_map(|c| &c.instances)
-            .map(|i| i.task_ids.len())
-            .sum();
+    /// Submits one topology to the cluster and says so; the error is the refusal.
+    pub fn submit(&mut self, topology: Option<Topology>) -> Result<SubmittedTopology, String> {
+        let topology = topology.ok_or("the submission holds no topology")?;
+        let note = delivery_note(&egret_stream_manager::AckingSettings::from_topology(
+            &topology,
+        ));
+        let submitted = self
+            .submitter
+            .submit(topology, &self.user_jar)
+            .map_err(|e| e.to_string())?;
         println!(
-            "Submitted topology '{}' ({}): {} containers, {} executors, {} tasks. {}",
-            topology.name,
-            id,
-            plan.containers.len(),
-            executors,
-            tasks,
-            delivery_note(&egret_stream_manager::AckingSettings::from_topology(
-                &topology
-            ))
+            "Submitted topology '{}' ({}): {} containers, {} executors, {} tasks. {note}",
+            submitted.name,
+            submitted.id,
+            submitted.plan.containers.len(),
+            submitted.executors(),
+            submitted.tasks(),
         );
-        let submitted = Submitted {
-            name: topology.name.clone(),
-            id,
-            dir,
-        };
         self.submitted.push(submitted.clone());
         Ok(submitted)
     }
-
-    fn populate(&self, dir: &TopologyDir, topology: &Topology) -> Result<(), String> {
-        std::fs::copy(&self.user_jar, dir.jar()).map_err(|e| {
-            format!(
-                "cannot copy {} to {}: {e}",
-                self.user_jar.display(),
-                dir.jar().display()
-            )
-        })?;
-        dir.create_token().map_err(|e| e.to_string())?;
-        dir.write_topology(topology).map_err(|e| e.to_string())?;
-        if self.start_scheduler {
-            spawn_scheduler(&self.executable, dir)
-                .map_err(|e| format!("cannot start the scheduler of '{}': {e:#}", topology.name))?;
-        }
-        Ok(())
-    }
-}
-
-/// Starts `egret scheduler --topology-dir D` detached from this command.
-fn spawn_scheduler(executable: &Path, dir: &TopologyDir) -> anyhow::Result<()> {
-    let (out, err) = process::open_log(&dir.log_file("scheduler"))?;
-    let mut cmd = std::process::Command::new(executable);
-    cmd.arg("scheduler")
-        .arg("--topology-dir")
-        .arg(dir.path())
-        .current_dir(dir.path())
-        .stdin(Stdio::null())
-        .stdout(out)
-        .stderr(err);
-    set_new_session(&mut cmd);
-    // The child is not waited for: it outlives `egret jar`. `kill` reaps it
-    // when it is ours (`egret local`).
-    let child = cmd.spawn()?;
-    tracing::debug!(pid = child.id(), dir = %dir.path().display(), "Scheduler started.");
-    Ok(())
 }
 
 async fn serve_connection(
@@ -482,10 +338,8 @@ async fn run_main(
         .with_context(|| format!("cannot start the JVM '{}'", java.display()))?;
 
     let launcher = Arc::new(Mutex::new(Launcher {
-        cluster,
+        submitter: LocalSubmitter::new(cluster, executable),
         user_jar,
-        executable,
-        start_scheduler: true,
         submitted: Vec::new(),
     }));
     let max_frame = frame_cap(&config.merged);
@@ -588,17 +442,15 @@ pub async fn jar(
 
 /// Whether the topology `s` is still in the cluster: its dir holds a plan with its id (a
 /// killed topology's dir moves to `killed/`; a later one may reuse the name).
-fn still_running(s: &Submitted) -> bool {
-    s.dir
-        .read_topology()
-        .is_ok_and(|topology| topology.id == s.id)
+fn still_running(s: &SubmittedTopology) -> bool {
+    !egret_submitter::stop::is_retired(&s.dir, &s.id)
 }
 
 /// Kills (wait 0) the launched topologies that are still running; those main() killed
 /// itself are gone and left alone.
 async fn kill_all(launcher: &Launcher) {
     for s in launcher.submitted.iter().filter(|s| still_running(s)) {
-        match manage::kill_topology(&launcher.cluster, &s.dir, &s.name, 0).await {
+        match manage::kill_topology(launcher.submitter.cluster(), &s.dir, &s.name, 0).await {
             Ok(()) => eprintln!("Killed topology '{}' ({}).", s.name, s.id),
             Err(e) => eprintln!("error: cannot kill topology '{}': {e:#}", s.name),
         }
@@ -674,7 +526,8 @@ pub async fn local(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use egret_proto::v1::{Component, Grouping, InputDef, StreamDef, grouping};
+    use egret_proto::v1::{Component, ComponentKind, Grouping, InputDef, StreamDef, grouping};
+    use egret_state_manager::LocalCluster;
 
     fn spout(id: &str) -> Component {
         Component {
@@ -736,50 +589,16 @@ mod tests {
         assert!(no_timeouts.contains("disabled"), "{no_timeouts}");
     }
 
-    #[test]
-    fn validation_names_the_problem() {
-        assert!(validate(&topology("ok", vec![spout("s"), bolt("b", "s", "default")])).is_ok());
-        let err = validate(&topology(
-            "t",
-            vec![spout("s"), bolt("b", "nope", "default")],
-        ))
-        .unwrap_err();
-        assert!(
-            err.contains("'b'") && err.contains("unknown component 'nope'"),
-            "{err}"
-        );
-        let err = validate(&topology("t", vec![spout("s"), bolt("b", "s", "other")])).unwrap_err();
-        assert!(
-            err.contains("'b'") && err.contains("'other'") && err.contains("'s'"),
-            "{err}"
-        );
-        let err = validate(&topology("t", vec![bolt("b", "b", "default")])).unwrap_err();
-        assert!(err.contains("no spout"), "{err}");
-        assert!(
-            validate(&topology("", vec![spout("s")]))
-                .unwrap_err()
-                .contains("empty")
-        );
-        assert!(validate(&topology("a/b", vec![spout("s")])).is_err());
-        assert!(
-            validate(&topology("t", vec![spout("s"), spout("s")]))
-                .unwrap_err()
-                .contains("two components")
-        );
-    }
-
     fn launcher(root: &Path, jar: &Path) -> Launcher {
         Launcher {
-            cluster: LocalCluster::new(root),
+            submitter: LocalSubmitter::without_scheduler(LocalCluster::new(root)),
             user_jar: jar.to_owned(),
-            executable: PathBuf::from("/nonexistent/egret"),
-            start_scheduler: false,
             submitted: Vec::new(),
         }
     }
 
     #[test]
-    fn submission_creates_the_topology_dir_and_refuses_a_name_in_use() {
+    fn the_launcher_keeps_what_it_submitted_and_states_refusals() {
         let tmp = tempfile::tempdir().unwrap();
         let jar = tmp.path().join("app.jar");
         std::fs::write(&jar, b"PK\x05\x06jar").unwrap();
@@ -791,10 +610,8 @@ mod tests {
             )))
             .unwrap();
         assert!(s.id.starts_with("wc-1-"), "{}", s.id);
-        let dir = l.cluster.topology("wc").unwrap();
-        assert_eq!(dir.read_topology().unwrap().id, s.id);
-        assert!(dir.jar().is_file());
-        assert!(dir.read_token().is_ok());
+        assert_eq!(s.dir.read_packing_plan().unwrap(), s.plan);
+        assert_eq!(l.submitted.len(), 1);
         let err = l
             .submit(Some(topology("wc", vec![spout("s")])))
             .unwrap_err();
@@ -802,18 +619,6 @@ mod tests {
             err.contains("'wc'") && err.contains("already running"),
             "{err}"
         );
-        // The refused submission did not disturb the running one.
-        assert_eq!(
-            l.cluster
-                .topology("wc")
-                .unwrap()
-                .read_topology()
-                .unwrap()
-                .id,
-            s.id
-        );
-        let s2 = l.submit(Some(topology("other", vec![spout("s")]))).unwrap();
-        assert!(s2.id.starts_with("other-2-"), "{}", s2.id);
         let err = l
             .submit(Some(topology(
                 "bad",
@@ -821,19 +626,8 @@ mod tests {
             )))
             .unwrap_err();
         assert!(err.contains("unknown component 'x'"), "{err}");
-        assert!(l.cluster.topology("bad").is_err());
         assert!(l.submit(None).is_err());
-    }
-
-    #[test]
-    fn failed_population_frees_the_name() {
-        let tmp = tempfile::tempdir().unwrap();
-        let mut l = launcher(&tmp.path().join("local"), &tmp.path().join("missing.jar"));
-        let err = l
-            .submit(Some(topology("wc", vec![spout("s")])))
-            .unwrap_err();
-        assert!(err.contains("missing.jar"), "{err}");
-        assert!(!tmp.path().join("local/topologies/wc").exists());
+        assert_eq!(l.submitted.len(), 1);
     }
 
     #[test]
@@ -900,7 +694,7 @@ mod tests {
         let s = l.submitted[0].clone();
         assert!(still_running(&s));
         // Retired (killed by main through LocalCluster or Nimbus): gone.
-        l.cluster.retire(&s.dir, &s.id).unwrap();
+        l.submitter.cluster().retire(&s.dir, &s.id).unwrap();
         assert!(!still_running(&s));
         // The name taken again by a later submission: that is not the first one.
         let again = l.submit(Some(topology("wc", vec![spout("s")]))).unwrap();
@@ -929,7 +723,8 @@ mod tests {
         assert_eq!(end, TtlEnd::Interrupted);
 
         // Main killed its topology itself: nothing to wait for, no error.
-        l.cluster
+        l.submitter
+            .cluster()
             .retire(&l.submitted[0].dir, &l.submitted[0].id)
             .unwrap();
         let started = tokio::time::Instant::now();

@@ -8,7 +8,7 @@
 //! - the JVM launcher, shim jar and instance JVM flags come from the
 //!   topology's merged config (`egret.java`, `egret.shim.jar`,
 //!   `egret.instance.jvm.opts`), falling back to Egret's defaults;
-//! - children are supervised by [`egret_scheduler::process::Supervisor`]
+//! - children are supervised by [`egret_supervisor::Supervisor`]
 //!   (own process group, parent-death signal, restart with backoff), so this
 //!   role must run on a current-thread runtime on the main thread;
 //! - restarts of each child are counted (`egret.restarts`, component
@@ -19,8 +19,8 @@ use std::path::{Path, PathBuf};
 
 use egret_config::{ConfigMap, Environment};
 use egret_proto::v1::InstancePlan;
-use egret_scheduler::process::{self, ChildSpec, RestartPolicy, Supervisor};
 use egret_state_manager::{StateError, TopologyDir};
+use egret_supervisor::{self as process, ChildSpec, RestartPolicy, Supervisor};
 use serde_json::Value;
 
 /// The instance runtime's entry point in the shim jar.
@@ -173,6 +173,7 @@ pub fn instance_spec(
         ],
         cwd: Some(dir.work_dir(&instance.instance_id)),
         log_file: dir.log_file(&instance.instance_id),
+        final_exit_code: None,
     }
 }
 
@@ -192,6 +193,7 @@ pub fn stream_manager_spec(executable: &Path, dir: &TopologyDir, index: i32) -> 
         ],
         env: Vec::new(),
         cwd: Some(dir.path().to_owned()),
+        final_exit_code: None,
     }
 }
 

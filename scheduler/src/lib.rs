@@ -1,36 +1,43 @@
-//! Scheduling a topology: the packing plan ([`packing`]), the [`Scheduler`]
+//! Scheduling a topology: packing ([`packing`], used by the submitter), the [`Scheduler`]
 //! trait (start, restart and stop a topology's containers) and its local
 //! implementation, which runs every container as a child process of the
 //! `egret scheduler` role ([`run`]).
 //!
 //! Invariants of the `egret scheduler` role:
-//! - it writes `packing.pb` and `scheduler.pid` before it starts any child;
+//! - it never packs: it runs the `packing.pb` the submitter wrote (a missing,
+//!   unreadable or foreign one is an error before anything starts), and writes
+//!   `scheduler.pid` before it starts any child;
 //! - container 0 is the topology master (`egret tmaster`), containers 1..=N are
 //!   container supervisors (`egret container --index N`), all children of this
-//!   process, started from the same executable, supervised by [`process::Supervisor`];
+//!   process, started from the same executable, supervised by [`egret_supervisor::Supervisor`];
 //! - it counts the restarts of each child (`egret.restarts`, component
 //!   `tmaster` or `container-N`) in `DIR/metrics/scheduler.json`;
-//! - on SIGTERM or SIGINT it stops every child, reaps them, writes the last
-//!   metrics snapshot, moves the topology dir to `killed/` and returns `Ok`
-//!   (the process exits 0).
+//! - it is the one owner of the topology's processes and directory: when the
+//!   topology master exits with [`EXIT_TOPOLOGY_KILLED`] (a kill completed;
+//!   the master is not restarted), or on SIGTERM or SIGINT (the forced stop of
+//!   `egret_submitter::stop`), it stops every child, reaps them, writes the
+//!   last metrics snapshot, moves the topology dir to `killed/` and returns
+//!   `Ok` (the process exits 0). Any other exit of the master restarts it.
 
 pub mod packing;
-pub mod process;
 
 use std::future::Future;
 use std::path::{Path, PathBuf};
 
 use egret_proto::v1::PackingPlan;
 use egret_state_manager::{LocalCluster, StateError, TopologyDir};
+pub use egret_topology_master::EXIT_TOPOLOGY_KILLED;
 
-use crate::process::{ChildSpec, RestartPolicy, Supervisor};
+use egret_supervisor::{self as process, ChildSpec, RestartPolicy, Supervisor};
 
 #[derive(Debug, thiserror::Error)]
 pub enum SchedulerError {
     #[error(transparent)]
     State(#[from] StateError),
-    #[error(transparent)]
-    Packing(#[from] packing::PackingError),
+    #[error("no usable packing plan (packing.pb is written at submission): {0}")]
+    PackingPlan(#[source] StateError),
+    #[error("packing.pb holds the plan of topology {plan}, not of {topology}")]
+    PlanOfAnotherTopology { plan: String, topology: String },
     #[error("no container {0} in the packing plan")]
     NoSuchContainer(i32),
     #[error("topology dir {0} is not under <egret.local.dir>/topologies/")]
@@ -83,6 +90,20 @@ impl LocalProcessScheduler {
     pub fn container_spec(&self, index: i32) -> ChildSpec {
         container_spec(&self.executable, &self.dir, index)
     }
+
+    /// Resolves when the topology master has exited with
+    /// [`EXIT_TOPOLOGY_KILLED`]; pending forever before [`Scheduler::start`].
+    pub async fn topology_killed(&mut self) {
+        let Some(supervisor) = self.supervisor.as_mut() else {
+            return std::future::pending().await;
+        };
+        loop {
+            let finished = supervisor.finished().await;
+            if finished.name == child_name(0) {
+                return;
+            }
+        }
+    }
 }
 
 /// The supervisor's name of container `index`'s child (also its log name).
@@ -116,6 +137,8 @@ pub fn container_spec(executable: &Path, dir: &TopologyDir, index: i32) -> Child
         args,
         env: Vec::new(),
         cwd: Some(dir.path().to_owned()),
+        // The master exits with it once its topology was killed.
+        final_exit_code: (index == 0).then_some(i32::from(EXIT_TOPOLOGY_KILLED)),
     }
 }
 
@@ -180,27 +203,47 @@ pub fn cluster_of(dir: &Path) -> Result<LocalCluster, SchedulerError> {
     Ok(LocalCluster::new(parent))
 }
 
-/// The `egret scheduler` role: packs, starts every container, keeps them
-/// running until SIGTERM/SIGINT, then stops them and retires the topology dir.
+/// The packing plan the submitter wrote for topology `id`.
+pub fn read_plan(dir: &TopologyDir, id: &str) -> Result<PackingPlan, SchedulerError> {
+    let plan = dir
+        .read_packing_plan()
+        .map_err(SchedulerError::PackingPlan)?;
+    if plan.topology_id != id {
+        return Err(SchedulerError::PlanOfAnotherTopology {
+            plan: plan.topology_id,
+            topology: id.to_owned(),
+        });
+    }
+    Ok(plan)
+}
+
+/// The `egret scheduler` role: reads the packing plan, starts every container, keeps them
+/// running until the topology master exits with [`EXIT_TOPOLOGY_KILLED`] or
+/// SIGTERM/SIGINT, then stops them and retires the topology dir.
 ///
-/// Run it on a current-thread runtime (see [`process`]).
+/// Run it on a current-thread runtime (see [`egret_supervisor`]).
 pub async fn run(options: SchedulerOptions) -> Result<(), SchedulerError> {
     let dir = TopologyDir::new(&options.topology_dir);
     let cluster = cluster_of(dir.path())?;
     // Listen before starting anything, so a kill that races the start is not lost.
     let signal = process::termination_signal().map_err(SchedulerError::Signals)?;
     let topology = dir.read_topology()?;
-    let plan = packing::pack_topology(&topology)?;
-    dir.write_packing_plan(&plan)?;
+    let plan = read_plan(&dir, &topology.id)?;
     dir.write_scheduler_pid(std::process::id())?;
     let executors: usize = plan.containers.iter().map(|c| c.instances.len()).sum();
-    tracing::info!(topology = %topology.id, containers = plan.containers.len(), executors, "Packing plan written; starting the topology master and containers.");
+    tracing::info!(topology = %topology.id, containers = plan.containers.len(), executors, "Starting the topology master and containers of the packing plan.");
 
     let mut scheduler =
         LocalProcessScheduler::new(options.executable, dir.clone(), RestartPolicy::default());
     scheduler.start(&plan).await?;
-    let which = signal.await;
-    tracing::info!(topology = %topology.id, signal = which, "Stopping the topology.");
+    tokio::select! {
+        which = signal => {
+            tracing::info!(topology = %topology.id, signal = which, "Stopping the topology.");
+        }
+        () = scheduler.topology_killed() => {
+            tracing::info!(topology = %topology.id, "The topology master reports the topology killed; stopping the topology.");
+        }
+    }
     scheduler.stop().await?;
     let retired = cluster.retire(&dir, &topology.id)?;
     tracing::info!(topology = %topology.id, dir = %retired.display(), "Topology stopped; its directory was retired.");
@@ -233,6 +276,111 @@ mod tests {
             c.log_file,
             PathBuf::from("/x/local/topologies/wc/logs/container-2.log")
         );
+    }
+
+    #[test]
+    fn the_plan_is_read_not_made_and_must_be_the_topologys() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = LocalCluster::new(tmp.path()).create_topology("wc").unwrap();
+        let err = read_plan(&dir, "wc-1-1").unwrap_err();
+        assert!(matches!(err, SchedulerError::PackingPlan(_)), "{err:?}");
+        assert!(err.to_string().contains("packing.pb"), "{err}");
+        dir.write_packing_plan(&PackingPlan {
+            topology_id: "wc-0-0".into(),
+            containers: Vec::new(),
+        })
+        .unwrap();
+        let err = read_plan(&dir, "wc-1-1").unwrap_err();
+        assert!(err.to_string().contains("wc-0-0"), "{err}");
+        let plan = PackingPlan {
+            topology_id: "wc-1-1".into(),
+            containers: Vec::new(),
+        };
+        dir.write_packing_plan(&plan).unwrap();
+        assert_eq!(read_plan(&dir, "wc-1-1").unwrap(), plan);
+    }
+
+    /// The contract of kill ownership: a master exiting EXIT_TOPOLOGY_KILLED is
+    /// not restarted; the scheduler stops (and reaps) every container and
+    /// retires the topology dir, and returns Ok.
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_master_exiting_killed_stops_every_container_and_retires_the_dir() {
+        use egret_proto::v1::{ContainerPlan, Topology};
+        use std::os::unix::fs::PermissionsExt;
+        use std::time::{Duration, Instant};
+
+        let tmp = tempfile::tempdir().unwrap();
+        let cluster = LocalCluster::new(tmp.path().join("local"));
+        let dir = cluster.create_topology("wc").unwrap();
+        dir.write_topology(&Topology {
+            name: "wc".into(),
+            id: "wc-1-1".into(),
+            ..Default::default()
+        })
+        .unwrap();
+        dir.write_packing_plan(&PackingPlan {
+            topology_id: "wc-1-1".into(),
+            containers: vec![ContainerPlan {
+                index: 1,
+                instances: Vec::new(),
+            }],
+        })
+        .unwrap();
+        // A stand-in for the egret executable: the master exits "killed" after
+        // a second; the container records its pid and runs until stopped.
+        let pid_file = tmp.path().join("container.pid");
+        let exe = tmp.path().join("egret");
+        std::fs::write(
+            &exe,
+            format!(
+                "#!/bin/sh\ncase \"$1\" in\n  tmaster) echo started; sleep 1; exit {EXIT_TOPOLOGY_KILLED};;\n  container) echo $$ > {}; exec sleep 60;;\nesac\n",
+                pid_file.display()
+            ),
+        )
+        .unwrap();
+        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+
+        let started = Instant::now();
+        tokio::time::timeout(
+            Duration::from_secs(20),
+            run(SchedulerOptions {
+                topology_dir: dir.path().to_owned(),
+                executable: exe,
+            }),
+        )
+        .await
+        .expect("the scheduler stops once the master exits killed")
+        .unwrap();
+        assert!(started.elapsed() >= Duration::from_secs(1));
+
+        let retired = tmp.path().join("local/killed/wc-1-1");
+        assert!(retired.join("topology.pb").is_file());
+        assert!(cluster.topology("wc").is_err());
+        let tm_log = std::fs::read_to_string(retired.join("logs/tmaster.log")).unwrap();
+        assert_eq!(
+            tm_log.lines().count(),
+            1,
+            "the master is not restarted: {tm_log}"
+        );
+        let pid: i32 = std::fs::read_to_string(&pid_file)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        assert!(
+            nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None).is_err(),
+            "the container was stopped and reaped"
+        );
+        let snapshot = &egret_metrics::read_snapshots(&retired).unwrap()[0];
+        let restarts = |child: &str| {
+            snapshot
+                .metrics
+                .iter()
+                .find(|m| m.name == egret_supervisor::RESTARTS_METRIC && m.component == child)
+                .map(|m| m.value)
+        };
+        assert_eq!(restarts("tmaster"), Some(0.0));
+        assert_eq!(restarts("container-1"), Some(0.0));
     }
 
     #[test]

@@ -18,6 +18,12 @@
 //!   new port) replaces the older one, closes the older connection, and
 //!   publishes the updated plan;
 //! - once a kill has started the state only moves towards KILLED;
+//! - once a kill has completed (KILLED published, by `kill` or `detached kill`,
+//!   or found in `physical.pb` by a restarted master) the master serves
+//!   [`KILLED_GRACE`] more, so the stream managers see KILLED and close their
+//!   instances, then [`run`] returns and the process exits with
+//!   [`EXIT_TOPOLOGY_KILLED`]: its scheduler, seeing that, stops every process
+//!   of the topology and retires its directory (the master signals no process);
 //! - statistics are kept only for the tasks of the packing plan, reported by
 //!   the instance hosting them (see [`stats`]).
 
@@ -55,9 +61,14 @@ const HELLO_TIMEOUT: Duration = Duration::from_secs(10);
 const LIVENESS_TIMEOUT: Duration = Duration::from_secs(15);
 /// Storm's `topology.message.timeout.secs` default: the wait of a kill without options.
 const DEFAULT_MESSAGE_TIMEOUT_SECS: u32 = 30;
-/// After a detached kill publishes KILLED, how long the stream managers get to
-/// close their instances before the scheduler is asked to stop everything.
-const KILLED_GRACE: Duration = Duration::from_secs(1);
+/// After a kill publishes KILLED, how long the master goes on serving (the
+/// stream managers close their instances) before it exits.
+pub const KILLED_GRACE: Duration = Duration::from_secs(1);
+
+/// The exit code of `egret tmaster` once its topology was killed (contracts.md,
+/// "Processes"): the scheduler stops the topology instead of restarting the
+/// master. Distinct from 1 (an error), 2 (a usage error) and 101 (a panic).
+pub const EXIT_TOPOLOGY_KILLED: u8 = 3;
 
 #[derive(Debug, Clone)]
 pub struct TopologyMasterOptions {
@@ -74,7 +85,8 @@ pub enum TopologyMasterError {
     EmptyPacking,
 }
 
-/// Runs the topology master until the process is killed.
+/// Runs the topology master until its topology has been killed (then the
+/// process exits with [`EXIT_TOPOLOGY_KILLED`]).
 pub async fn run(options: TopologyMasterOptions) -> Result<(), TopologyMasterError> {
     let master = TopologyMaster::bind(TopologyDir::new(options.topology_dir)).await?;
     master.serve().await;
@@ -98,6 +110,8 @@ struct Shared {
     plan_tx: watch::Sender<Option<Arc<PhysicalPlan>>>,
     stats: Mutex<stats::StatsStore>,
     errors: Mutex<errors::ErrorLog>,
+    /// True once a kill has completed (KILLED published).
+    killed_tx: watch::Sender<bool>,
 }
 
 struct Inner {
@@ -131,6 +145,7 @@ impl TopologyMaster {
         info!(%addr, topology = %topology.id, containers = packing.containers.len(), "Topology master listening.");
         let (state, killing) = restored_state(&dir, &topology);
         let (plan_tx, _) = watch::channel(None);
+        let (killed_tx, _) = watch::channel(state == TopologyState::Killed);
         let stats = Mutex::new(stats::StatsStore::new(&packing));
         let errors = Mutex::new(errors::ErrorLog::new(&packing));
         let shared = Arc::new(Shared {
@@ -148,6 +163,7 @@ impl TopologyMaster {
             plan_tx,
             stats,
             errors,
+            killed_tx,
         });
         Ok(Self { listener, shared })
     }
@@ -156,12 +172,22 @@ impl TopologyMaster {
         self.listener.local_addr()
     }
 
-    /// Accepts connections forever. Dropping the future closes every
-    /// connection too (as the process dying would).
+    /// Accepts connections until [`KILLED_GRACE`] after the topology was
+    /// killed, then returns. Dropping the future closes every connection too
+    /// (as the process dying would).
     pub async fn serve(self) {
         let mut connections = tokio::task::JoinSet::new();
+        let mut killed = self.shared.killed_tx.subscribe();
+        let mut exit = std::pin::pin!(async move {
+            let _ = killed.wait_for(|k| *k).await;
+            tokio::time::sleep(KILLED_GRACE).await;
+        });
         loop {
             tokio::select! {
+                _ = &mut exit => {
+                    info!("The topology was killed: the topology master exits.");
+                    return;
+                }
                 accepted = self.listener.accept() => match accepted {
                     Ok((stream, peer)) => {
                         let shared = Arc::clone(&self.shared);
@@ -603,30 +629,8 @@ async fn finish_kill(shared: &Shared, wait_secs: u32) {
     inner.state = TopologyState::Killed;
     info!("Topology killed.");
     shared.publish(&inner);
-}
-
-/// Asks the scheduler to stop every process of the topology and retire its
-/// directory, as `egret kill` does after the master's answer. The scheduler
-/// stops this master too.
-fn stop_scheduler(dir: &TopologyDir) {
-    match dir.read_scheduler_pid() {
-        Ok(Some(pid)) if pid > 0 => {
-            info!(
-                pid,
-                "Asking the scheduler to stop the topology's processes."
-            );
-            if let Err(err) = nix::sys::signal::kill(
-                nix::unistd::Pid::from_raw(pid),
-                nix::sys::signal::Signal::SIGTERM,
-            ) {
-                warn!(pid, error = %err, "Signalling the scheduler failed; its processes stay until `egret kill`.");
-            }
-        }
-        Ok(_) => warn!("No scheduler pid: the topology's processes stay until `egret kill`."),
-        Err(err) => {
-            warn!(error = %err, "Cannot read the scheduler pid: the topology's processes stay until `egret kill`.")
-        }
-    }
+    // The master exits KILLED_GRACE from now; its scheduler stops the rest.
+    shared.killed_tx.send_replace(true);
 }
 
 async fn handle_request(shared: &Arc<Shared>, request: ClientRequest) -> ClientResponse {
@@ -647,13 +651,8 @@ async fn handle_request(shared: &Arc<Shared>, request: ClientRequest) -> ClientR
                 return error_response(refused);
             }
             let background = Arc::clone(shared);
-            tokio::spawn(async move {
-                finish_kill(&background, wait_secs).await;
-                // Let the stream managers see KILLED (they close their
-                // instances) before the scheduler stops everything.
-                tokio::time::sleep(KILLED_GRACE).await;
-                stop_scheduler(&background.dir);
-            });
+            // The master exits once it is done (see `serve`).
+            tokio::spawn(async move { finish_kill(&background, wait_secs).await });
             ok_response(shared)
         }
         Some(client_request::Request::Activate(_)) => {

@@ -77,11 +77,25 @@ fn fixture() -> Fixture {
 }
 
 async fn start(fixture: &Fixture) -> SocketAddr {
+    start_serving(fixture).await.0
+}
+
+/// Starts a master; the handle resolves when `serve` returns (the process would exit).
+async fn start_serving(fixture: &Fixture) -> (SocketAddr, tokio::task::JoinHandle<()>) {
     let master = TopologyMaster::bind(fixture.dir.clone()).await.unwrap();
     let addr = master.local_addr().unwrap();
     assert_eq!(fixture.dir.read_tmaster_addr().unwrap(), Some(addr));
-    tokio::spawn(master.serve());
-    addr
+    (addr, tokio::spawn(master.serve()))
+}
+
+/// Waits for a master to stop serving; returns how long that took.
+async fn exited(serving: tokio::task::JoinHandle<()>) -> Duration {
+    let started = Instant::now();
+    tokio::time::timeout(WAIT, serving)
+        .await
+        .expect("the master exits after the kill")
+        .unwrap();
+    started.elapsed()
 }
 
 type Conn = Framed<TcpStream, FrameCodec>;
@@ -228,9 +242,9 @@ async fn deactivate_and_activate_change_the_state_the_stream_managers_see() {
 }
 
 #[tokio::test]
-async fn kill_deactivates_waits_then_kills() {
+async fn kill_deactivates_waits_then_kills_and_the_master_exits() {
     let fixture = fixture();
-    let addr = start(&fixture).await;
+    let (addr, serving) = start_serving(&fixture).await;
     let mut one = register(addr, &fixture.token, 1, 1001).await;
     let mut two = register(addr, &fixture.token, 2, 2002).await;
     next_plan(&mut one).await;
@@ -261,6 +275,9 @@ async fn kill_deactivates_waits_then_kills() {
         "{}",
         refused.error
     );
+    // The master goes on serving for the grace, then exits.
+    exited(serving).await;
+    assert!(started.elapsed() >= Duration::from_secs(1) + KILLED_GRACE);
 }
 
 #[tokio::test]
@@ -398,10 +415,12 @@ async fn a_master_restarted_after_a_kill_stays_killed() {
             ..Default::default()
         })
         .unwrap();
-    start(&fixture).await;
+    let (_, serving) = start_serving(&fixture).await;
     let response = send(&fixture, client_request::Request::Activate(Empty {})).await;
     assert!(!response.ok);
     assert!(response.error.contains("killed"), "{}", response.error);
+    // Its topology is killed: it exits (and its scheduler stops the rest).
+    exited(serving).await;
 }
 
 fn stats_message(instance: &str, task: i32, acked: u64) -> Bytes {
@@ -549,19 +568,13 @@ async fn task_errors_reach_topology_info_with_their_component_and_worker() {
 }
 
 #[tokio::test]
-async fn a_detached_kill_answers_at_once_then_kills_and_stops_the_scheduler() {
+async fn a_detached_kill_answers_at_once_then_kills_and_the_master_exits() {
     let fixture = fixture();
-    let addr = start(&fixture).await;
+    let (addr, serving) = start_serving(&fixture).await;
     let mut one = register(addr, &fixture.token, 1, 1001).await;
     let mut two = register(addr, &fixture.token, 2, 2002).await;
     next_plan(&mut one).await;
     next_plan(&mut two).await;
-    // A stand-in for the scheduler: the master must SIGTERM it.
-    let mut scheduler = std::process::Command::new("sleep")
-        .arg("30")
-        .spawn()
-        .unwrap();
-    fixture.dir.write_scheduler_pid(scheduler.id()).unwrap();
 
     let started = Instant::now();
     let response = send(
@@ -581,30 +594,7 @@ async fn a_detached_kill_answers_at_once_then_kills_and_stops_the_scheduler() {
     let summary = response.summary.unwrap();
     assert!(summary.killing);
     assert_eq!(summary.state, TopologyState::Deactivated as i32);
-    assert_eq!(
-        next_plan(&mut one).await.state,
-        TopologyState::Deactivated as i32
-    );
-    assert_eq!(
-        next_plan(&mut one).await.state,
-        TopologyState::Killed as i32
-    );
-    assert!(
-        started.elapsed() >= Duration::from_secs(1),
-        "waited the message timeout"
-    );
-
-    let deadline = Instant::now() + WAIT;
-    let status = loop {
-        if let Some(status) = scheduler.try_wait().unwrap() {
-            break status;
-        }
-        assert!(Instant::now() < deadline, "the scheduler was not signalled");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    };
-    use std::os::unix::process::ExitStatusExt;
-    assert_eq!(status.signal(), Some(15));
-
+    // A second kill is refused while the first is under way.
     let again = send(
         &fixture,
         client_request::Request::DetachedKill(DetachedKillRequest::default()),
@@ -615,4 +605,38 @@ async fn a_detached_kill_answers_at_once_then_kills_and_stops_the_scheduler() {
         "{}",
         again.error
     );
+    for conn in [&mut one, &mut two] {
+        assert_eq!(
+            next_plan(conn).await.state,
+            TopologyState::Deactivated as i32
+        );
+        assert_eq!(next_plan(conn).await.state, TopologyState::Killed as i32);
+    }
+    let killed_at = started.elapsed();
+    assert!(
+        killed_at >= Duration::from_secs(1),
+        "waited the message timeout"
+    );
+    assert_eq!(
+        fixture.dir.read_physical_plan().unwrap().state,
+        TopologyState::Killed as i32,
+        "a restarted master would find KILLED"
+    );
+
+    // The master serves the grace after KILLED, then exits (the process exits
+    // with EXIT_TOPOLOGY_KILLED, on which the scheduler stops the topology:
+    // see the scheduler's tests). It signals no process.
+    exited(serving).await;
+    assert!(started.elapsed() >= killed_at + KILLED_GRACE - Duration::from_millis(100));
+    assert!(
+        TcpStream::connect(addr).await.is_err(),
+        "nothing listens any more"
+    );
+    for conn in [&mut one, &mut two] {
+        let end = tokio::time::timeout(WAIT, conn.next()).await.unwrap();
+        assert!(
+            end.is_none() || end.is_some_and(|r| r.is_err()),
+            "its connections are closed"
+        );
+    }
 }

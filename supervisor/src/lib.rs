@@ -1,5 +1,5 @@
-//! Local child processes: how every egret parent (scheduler, container
-//! supervisor, `egret jar`) starts, watches, restarts and stops its children.
+//! `egret-supervisor`: local child processes: how every egret parent (scheduler,
+//! container supervisor, `egret jar`) starts, watches, restarts and stops its children.
 //!
 //! Invariants (contracts.md, "Processes"):
 //! - every supervised child runs in its own process group (its pgid is its pid)
@@ -13,6 +13,10 @@
 //!   child had run for [`RestartPolicy::stable_after`]); every restart is logged
 //!   and counted, in the child's summary and in the supervisor's metrics
 //!   registry as `egret.restarts` (component: the child's name, task 0);
+//! - a child whose spec names a [`ChildSpec::final_exit_code`] and that exits
+//!   with it has finished its work: it is not restarted, and the supervisor
+//!   reports it ([`Supervisor::finished`]) so its owner can act (the scheduler
+//!   stops the topology when its topology master exits "topology killed");
 //! - stopping sends SIGTERM to the child's process group, SIGKILL after the
 //!   grace period, and always reaps the child.
 
@@ -46,6 +50,9 @@ pub struct ChildSpec {
     pub cwd: Option<PathBuf>,
     /// stdout and stderr are appended here.
     pub log_file: PathBuf,
+    /// An exit with this code means the child is done: it is not restarted and
+    /// is reported by [`Supervisor::finished`]. `None`: always restarted.
+    pub final_exit_code: Option<i32>,
 }
 
 impl ChildSpec {
@@ -190,6 +197,18 @@ pub struct ChildSummary {
     pub restarts: u32,
 }
 
+/// A child that exited with its [`ChildSpec::final_exit_code`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finished {
+    pub name: String,
+    pub code: i32,
+}
+
+/// Finished children waiting to be taken by [`Supervisor::finished`]; each
+/// child reports at most once per spawn, so this bound is never reached in
+/// practice (a report beyond it is logged and dropped).
+const FINISHED_QUEUE: usize = 64;
+
 struct Watched {
     restart: mpsc::Sender<()>,
     task: JoinHandle<ChildSummary>,
@@ -212,16 +231,31 @@ pub struct Supervisor {
     stopping: watch::Sender<bool>,
     children: BTreeMap<String, Watched>,
     metrics: Registry,
+    finished_tx: mpsc::Sender<Finished>,
+    finished_rx: mpsc::Receiver<Finished>,
 }
 
 impl Supervisor {
     pub fn new(policy: RestartPolicy) -> Self {
         let (stopping, _) = watch::channel(false);
+        let (finished_tx, finished_rx) = mpsc::channel(FINISHED_QUEUE);
         Self {
             policy,
             stopping,
             children: BTreeMap::new(),
             metrics: Registry::new(),
+            finished_tx,
+            finished_rx,
+        }
+    }
+
+    /// Resolves when a child exits with its [`ChildSpec::final_exit_code`]
+    /// (it is not restarted); pending forever when none does.
+    pub async fn finished(&mut self) -> Finished {
+        match self.finished_rx.recv().await {
+            Some(finished) => finished,
+            // Unreachable: the supervisor holds a sender.
+            None => std::future::pending().await,
         }
     }
 
@@ -244,6 +278,7 @@ impl Supervisor {
             self.stopping.subscribe(),
             restart_rx,
             self.metrics.clone(),
+            self.finished_tx.clone(),
         ));
         if let Some(old) = self.children.insert(
             name,
@@ -304,6 +339,7 @@ async fn watch_child(
     mut stopping: watch::Receiver<bool>,
     mut restart_rx: mpsc::Receiver<()>,
     metrics: Registry,
+    finished: mpsc::Sender<Finished>,
 ) -> ChildSummary {
     let mut restarts = 0u32;
     let mut backoff = policy.initial_backoff;
@@ -352,6 +388,21 @@ async fn watch_child(
             }
             Wake::Exited(status) => {
                 if *stopping.borrow() {
+                    break;
+                }
+                let code = status
+                    .as_ref()
+                    .ok()
+                    .and_then(std::process::ExitStatus::code);
+                if let Some(code) = code.filter(|c| Some(*c) == spec.final_exit_code) {
+                    tracing::info!(child = %spec.name, code, "Child finished; not restarting it.");
+                    let report = Finished {
+                        name: spec.name.clone(),
+                        code,
+                    };
+                    if let Err(e) = finished.try_send(report) {
+                        tracing::warn!(child = %spec.name, error = %e, "Could not report a finished child.");
+                    }
                     break;
                 }
                 restarts += 1;
@@ -446,6 +497,7 @@ mod tests {
             env: vec![("EGRET_TEST_VAR".into(), "hello".into())],
             cwd: None,
             log_file: log.to_owned(),
+            final_exit_code: None,
         }
     }
 
@@ -550,6 +602,40 @@ mod tests {
         };
         assert_eq!(value("quiet"), Some(0.0));
         assert!(value("dying").unwrap() >= 1.0, "{snapshot:?}");
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_child_exiting_with_its_final_code_is_reported_not_restarted() {
+        let tmp = tempfile::tempdir().unwrap();
+        let log = tmp.path().join("f.log");
+        let mut sup = Supervisor::new(fast());
+        sup.spawn(ChildSpec {
+            final_exit_code: Some(3),
+            ..sh("done", "echo once; exit 3", &log)
+        });
+        // Another code is an ordinary death: restarted.
+        sup.spawn(ChildSpec {
+            final_exit_code: Some(3),
+            ..sh("other", "exit 4", &tmp.path().join("o.log"))
+        });
+        let finished = tokio::time::timeout(Duration::from_secs(5), sup.finished())
+            .await
+            .unwrap();
+        assert_eq!(
+            finished,
+            Finished {
+                name: "done".into(),
+                code: 3
+            }
+        );
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        assert_eq!(sup.metrics().get(&restarts_key("done")), Some(0.0));
+        assert!(sup.metrics().get(&restarts_key("other")).unwrap() >= 1.0);
+        let summary = sup.stop().await;
+        assert_eq!(summary[0].name, "done");
+        assert_eq!(summary[0].restarts, 0);
+        let text = std::fs::read_to_string(&log).unwrap();
+        assert_eq!(text.lines().filter(|l| *l == "once").count(), 1, "{text}");
     }
 
     #[test]
