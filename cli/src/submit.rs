@@ -148,20 +148,7 @@ pub fn submitter_args(
 /// Checks a submitted topology; the error names the problem.
 pub fn validate(topology: &Topology) -> Result<(), String> {
     let name = &topology.name;
-    if name.trim().is_empty() {
-        return Err("the topology name is empty".to_owned());
-    }
-    if let Some(bad) = name
-        .chars()
-        .find(|c| matches!(c, '/' | '\\' | ':' | '\0') || c.is_control())
-    {
-        return Err(format!(
-            "topology name '{name}' contains {bad:?}, which is not allowed"
-        ));
-    }
-    if name == "." || name == ".." {
-        return Err(format!("'{name}' is not a valid topology name"));
-    }
+    egret_config::settings::validate_topology_name(name).map_err(|e| e.to_string())?;
     let mut ids = std::collections::BTreeMap::new();
     for c in &topology.components {
         if c.id.is_empty() {
@@ -233,6 +220,7 @@ impl Launcher {
     /// Validates and launches one topology; returns its id.
     pub fn submit(&mut self, topology: Option<Topology>) -> Result<Submitted, String> {
         let mut topology = topology.ok_or("the submission holds no topology")?;
+        egret_config::settings::resolve_topology(&mut topology).map_err(|e| e.to_string())?;
         validate(&topology)?;
         let plan = egret_scheduler::packing::pack_topology(&topology).map_err(|e| e.to_string())?;
         let secs = SystemTime::now()
@@ -268,9 +256,9 @@ impl Launcher {
             plan.containers.len(),
             executors,
             tasks,
-            delivery_note(&egret_stream_manager::AckingSettings::from_topology(
-                &topology
-            ))
+            egret_config::settings::settings_of(&topology)
+                .map(|s| delivery_note(&egret_stream_manager::AckingSettings::from_settings(s)))
+                .unwrap_or_default()
         );
         let submitted = Submitted {
             name: topology.name.clone(),
@@ -387,15 +375,12 @@ fn poll_logs(tail: &mut LogTail, launcher: &Launcher) {
     }
 }
 
+/// The submission socket's frame cap: the cluster config's resolved one (a bad
+/// value there refuses the submission itself, naming the key).
 fn frame_cap(config: &ConfigMap) -> usize {
-    egret_config::get_positive_int(
-        config,
-        egret_config::FRAME_MAX_BYTES,
-        egret_config::DEFAULT_FRAME_MAX_BYTES,
-    )
-    .ok()
-    .and_then(|n| usize::try_from(n).ok())
-    .unwrap_or(egret_proto::frame::DEFAULT_MAX_FRAME_BYTES)
+    egret_config::settings::resolve(config)
+        .map(|s| s.frame_max_bytes)
+        .unwrap_or(egret_config::settings::DEFAULT_FRAME_MAX_BYTES) as usize
 }
 
 /// Runs main() in the submitter JVM, serving its submissions until it exits. With
@@ -719,10 +704,13 @@ mod tests {
     #[test]
     fn the_submission_states_the_delivery_mode() {
         let settings = |json: &str| {
-            egret_stream_manager::AckingSettings::from_topology(&Topology {
+            let mut t = Topology {
+                name: "t".into(),
                 config_json: json.into(),
                 ..Default::default()
-            })
+            };
+            egret_config::settings::resolve_topology(&mut t).unwrap();
+            egret_stream_manager::AckingSettings::from_topology(&t).unwrap()
         };
         let on = delivery_note(&settings("{}"));
         assert!(on.contains("at-least-once") && on.contains("30 s"), "{on}");
