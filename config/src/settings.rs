@@ -299,17 +299,19 @@ fn int(config: &ConfigMap, key: &'static str) -> Result<Option<i64>, SettingsErr
 }
 
 fn positive_u32(config: &ConfigMap, key: &'static str) -> Result<Option<u32>, SettingsError> {
-    const WHAT: &str = "a positive integer (at most 4294967295)";
+    const WHAT: &str = "a positive integer (at most 2147483647)";
     int(config, key)?
         .map(|n| {
-            u32::try_from(n)
+            i32::try_from(n)
                 .ok()
                 .filter(|n| *n > 0)
+                .map(|n| n.unsigned_abs())
                 .ok_or_else(|| bad(key, WHAT, config))
         })
         .transpose()
 }
 
+/// Positive and at most `i64::MAX` (a Java long).
 fn positive_u64(config: &ConfigMap, key: &'static str) -> Result<Option<u64>, SettingsError> {
     int(config, key)?
         .map(|n| {
@@ -423,7 +425,9 @@ mod tests {
 
     #[test]
     fn bad_values_are_errors_naming_the_key_and_the_value() {
-        let cases: [(&str, Value); 12] = [
+        let cases: [(&str, Value); 14] = [
+            (HIGH_WATERMARK, json!(-5)),
+            (LOW_WATERMARK, json!("-1")),
             (FRAME_MAX_BYTES, json!("lots")),
             (FRAME_MAX_BYTES, json!(10)),
             (FRAME_MAX_BYTES, json!(3_000_000_000u64)),

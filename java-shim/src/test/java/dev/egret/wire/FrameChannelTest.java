@@ -41,7 +41,7 @@ class FrameChannelTest {
 
     @Test
     void roundTripsMessagesAndRawFrames() throws Exception {
-        try (FrameChannel client = FrameChannel.connectUnix(socket);
+        try (FrameChannel client = FrameChannel.connectUnix(socket, 1 << 20);
                 FrameChannel peer = new FrameChannel(server.accept(), 1 << 20)) {
             Hello hello = Hello.newBuilder().setProtocolVersion(1).setPeerId("x").build();
             client.write(hello);
@@ -89,7 +89,7 @@ class FrameChannelTest {
         assertThrows(IllegalArgumentException.class, () -> Handshake.decodeHexToken("abc"));
         assertThrows(IllegalArgumentException.class, () -> Handshake.decodeHexToken("zz"));
 
-        try (FrameChannel client = FrameChannel.connectUnix(socket);
+        try (FrameChannel client = FrameChannel.connectUnix(socket, 1 << 20);
                 FrameChannel peer = new FrameChannel(server.accept(), 1024)) {
             Thread t = new Thread(() -> {
                 try {
