@@ -251,7 +251,11 @@ fn watermarks(config: &ConfigMap) -> Result<(u64, u64), SettingsError> {
         (None, None) => (DEFAULT_HIGH_WATERMARK, DEFAULT_LOW_WATERMARK),
     };
     if high == 0 {
-        return Err(bad(HIGH_WATERMARK, "a positive integer number of bytes", config));
+        return Err(bad(
+            HIGH_WATERMARK,
+            "a positive integer number of bytes",
+            config,
+        ));
     }
     if low >= high {
         return Err(SettingsError::LowNotBelowHigh { low, high });
@@ -390,10 +394,8 @@ mod tests {
             (MESSAGE_TIMEOUT_SECS, 11),
         ];
         let numbers: Vec<(&str, Value)> = values.iter().map(|(k, v)| (*k, json!(v))).collect();
-        let floats: Vec<(&str, Value)> = values
-            .iter()
-            .map(|(k, v)| (*k, json!(*v as f64)))
-            .collect();
+        let floats: Vec<(&str, Value)> =
+            values.iter().map(|(k, v)| (*k, json!(*v as f64))).collect();
         let strings: Vec<(&str, Value)> = values
             .iter()
             .map(|(k, v)| (*k, json!(format!(" {v}"))))

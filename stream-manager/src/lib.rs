@@ -160,7 +160,7 @@ pub async fn run(options: StreamManagerOptions) -> Result<(), StreamManagerError
     let packing = dir.read_packing_plan()?;
     let token = dir.read_token()?;
     let table = DeliveryTable::build(&topology, &packing, index)?;
-    let settings = egret_config::settings::settings_of(&topology)?.clone();
+    let settings = *egret_config::settings::settings_of(&topology)?;
     info!(
         container = index,
         "Resolved settings: {}",

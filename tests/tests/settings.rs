@@ -36,7 +36,11 @@ const EXPECTED: &str = "Resolved settings: egret.frame.max.bytes=8000000 egret.b
     topology.message.timeout.secs=17 topology.enable.message.timeouts=false";
 
 fn write_config(dir: &Path, quoted: bool) -> PathBuf {
-    let path = dir.join(if quoted { "strings.yaml" } else { "numbers.yaml" });
+    let path = dir.join(if quoted {
+        "strings.yaml"
+    } else {
+        "numbers.yaml"
+    });
     let text: String = VALUES
         .iter()
         .map(|(k, v)| {
@@ -102,9 +106,7 @@ fn submit_and_check(cluster: &Cluster, config: &Path) {
                 .iter()
                 .filter(|(f, _)| !f.starts_with("stmgr-") && !f.starts_with("tmaster"))
                 .count();
-            let all_logged = logs
-                .iter()
-                .all(|(_, t)| t.contains("Resolved settings:"));
+            let all_logged = logs.iter().all(|(_, t)| t.contains("Resolved settings:"));
             (master && managers == 2 && instances >= 3 && all_logged).then_some(logs)
         },
         || cluster.describe_logs(10),
