@@ -154,13 +154,13 @@ impl Launcher {
     /// Submits one topology to the cluster and says so; the error is the refusal.
     pub fn submit(&mut self, topology: Option<Topology>) -> Result<SubmittedTopology, String> {
         let topology = topology.ok_or("the submission holds no topology")?;
-        let note = delivery_note(&egret_stream_manager::AckingSettings::from_topology(
-            &topology,
-        ));
         let submitted = self
             .submitter
             .submit(topology, &self.user_jar)
             .map_err(|e| e.to_string())?;
+        let note = delivery_note(&egret_stream_manager::AckingSettings::from_settings(
+            &submitted.settings,
+        ));
         println!(
             "Submitted topology '{}' ({}): {} containers, {} executors, {} tasks. {note}",
             submitted.name,
@@ -243,15 +243,12 @@ fn poll_logs(tail: &mut LogTail, launcher: &Launcher) {
     }
 }
 
+/// The submission socket's frame cap: the cluster config's resolved one (a bad
+/// value there refuses the submission itself, naming the key).
 fn frame_cap(config: &ConfigMap) -> usize {
-    egret_config::get_positive_int(
-        config,
-        egret_config::FRAME_MAX_BYTES,
-        egret_config::DEFAULT_FRAME_MAX_BYTES,
-    )
-    .ok()
-    .and_then(|n| usize::try_from(n).ok())
-    .unwrap_or(egret_proto::frame::DEFAULT_MAX_FRAME_BYTES)
+    egret_config::settings::resolve(config)
+        .map(|s| s.frame_max_bytes)
+        .unwrap_or(egret_config::settings::DEFAULT_FRAME_MAX_BYTES) as usize
 }
 
 /// Runs main() in the submitter JVM, serving its submissions until it exits. With
@@ -573,10 +570,13 @@ mod tests {
     #[test]
     fn the_submission_states_the_delivery_mode() {
         let settings = |json: &str| {
-            egret_stream_manager::AckingSettings::from_topology(&Topology {
+            let mut t = Topology {
+                name: "t".into(),
                 config_json: json.into(),
                 ..Default::default()
-            })
+            };
+            egret_config::settings::resolve_topology(&mut t).unwrap();
+            egret_stream_manager::AckingSettings::from_topology(&t).unwrap()
         };
         let on = delivery_note(&settings("{}"));
         assert!(on.contains("at-least-once") && on.contains("30 s"), "{on}");

@@ -14,6 +14,7 @@
 //!   as Storm's `Utils.merge` does;
 //! - every error names the file (and line when known) or the option at fault.
 
+pub mod settings;
 pub mod topology;
 
 use std::path::{Path, PathBuf};
@@ -30,16 +31,15 @@ pub const INSTANCE_JVM_OPTS: &str = "egret.instance.jvm.opts";
 /// Jars appended to every instance JVM's classpath after the topology jar (a
 /// `:`-separated string or a list), e.g. a jar of `topology.auto.task.hooks`.
 pub const INSTANCE_CLASSPATH_EXTRA: &str = "egret.instance.classpath.extra";
-pub const BATCH_SIZE: &str = "egret.batch.size";
-pub const BATCH_FLUSH_MS: &str = "egret.batch.flush.ms";
-pub const FRAME_MAX_BYTES: &str = "egret.frame.max.bytes";
+pub use settings::{BATCH_FLUSH_MS, BATCH_SIZE, FRAME_MAX_BYTES};
 pub const TOPOLOGY_WORKERS: &str = "topology.workers";
 pub const TOPOLOGY_ONHEAP_MB: &str = "topology.component.resources.onheap.memory.mb";
 
 pub const DEFAULT_INSTANCE_JVM_OPTS: &str = "-XX:+UseSerialGC -Xss512k";
-pub const DEFAULT_BATCH_SIZE: i64 = 256;
-pub const DEFAULT_BATCH_FLUSH_MS: i64 = 5;
-pub const DEFAULT_FRAME_MAX_BYTES: i64 = 64 * 1024 * 1024;
+/// The defaults of the resolved settings are [`settings`]'s; these are the same values.
+pub const DEFAULT_BATCH_SIZE: i64 = settings::DEFAULT_BATCH_SIZE as i64;
+pub const DEFAULT_BATCH_FLUSH_MS: i64 = settings::DEFAULT_BATCH_FLUSH_MS as i64;
+pub const DEFAULT_FRAME_MAX_BYTES: i64 = settings::DEFAULT_FRAME_MAX_BYTES as i64;
 pub const DEFAULT_WORKERS: i64 = 1;
 pub const DEFAULT_ONHEAP_MB: i64 = 128;
 

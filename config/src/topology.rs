@@ -1,12 +1,10 @@
-//! Settings the stream manager and the topology master read from a running
-//! topology's config (`Topology.config_json`).
+//! Reading a running topology's config (`Topology.config_json`). The settings
+//! several processes obey are not read from here but from the resolved
+//! `Topology.settings` ([`crate::settings::settings_of`]).
 
-use egret_proto::frame::{DEFAULT_MAX_FRAME_BYTES, HELLO_MAX_BYTES};
 use egret_proto::v1::Topology;
-use tracing::warn;
 
 use crate::ConfigMap;
-use crate::FRAME_MAX_BYTES as MAX_FRAME_BYTES_KEY;
 
 /// The topology's merged config (`Topology.config_json`); an empty string is
 /// an empty config. The error says why the text is not a JSON object.
@@ -16,35 +14,6 @@ pub fn config_map(topology: &Topology) -> Result<ConfigMap, String> {
     }
     serde_json::from_str(&topology.config_json)
         .map_err(|e| format!("config_json is not a JSON object: {e}"))
-}
-
-/// `egret.frame.max.bytes` from the topology config (default
-/// [`DEFAULT_MAX_FRAME_BYTES`]); a value that is not a positive integer is
-/// ignored with a warning, and the cap is never below the hello's own cap.
-pub fn max_frame_bytes(topology: &Topology) -> usize {
-    let config = match config_map(topology) {
-        Ok(config) => config,
-        Err(err) => {
-            warn!(error = %err, "The topology config is unreadable; using the default frame cap.");
-            return DEFAULT_MAX_FRAME_BYTES;
-        }
-    };
-    let value = match config.get(MAX_FRAME_BYTES_KEY) {
-        None | Some(serde_json::Value::Null) => return DEFAULT_MAX_FRAME_BYTES,
-        Some(value) => value,
-    };
-    let parsed = match value {
-        serde_json::Value::Number(n) => n.as_u64(),
-        serde_json::Value::String(s) => s.trim().parse::<u64>().ok(),
-        _ => None,
-    };
-    match parsed.and_then(|n| usize::try_from(n).ok()) {
-        Some(n) if n > 0 => n.clamp(HELLO_MAX_BYTES, u32::MAX as usize),
-        _ => {
-            warn!(key = MAX_FRAME_BYTES_KEY, %value, "Ignoring a frame cap that is not a positive integer.");
-            DEFAULT_MAX_FRAME_BYTES
-        }
-    }
 }
 
 #[cfg(test)]
@@ -59,28 +28,13 @@ mod tests {
     }
 
     #[test]
-    fn reads_the_cap_or_falls_back_to_the_default() {
-        assert_eq!(max_frame_bytes(&topology("")), DEFAULT_MAX_FRAME_BYTES);
-        assert_eq!(max_frame_bytes(&topology("{}")), DEFAULT_MAX_FRAME_BYTES);
+    fn empty_is_empty_and_not_json_is_an_error() {
+        assert!(config_map(&topology("")).unwrap().is_empty());
         assert_eq!(
-            max_frame_bytes(&topology(r#"{"egret.frame.max.bytes": 1048576}"#)),
-            1 << 20
+            config_map(&topology(r#"{"a": 1}"#)).unwrap()["a"],
+            serde_json::json!(1)
         );
-        assert_eq!(
-            max_frame_bytes(&topology(r#"{"egret.frame.max.bytes": "2048000"}"#)),
-            2_048_000
-        );
-        assert_eq!(
-            max_frame_bytes(&topology(r#"{"egret.frame.max.bytes": -3}"#)),
-            DEFAULT_MAX_FRAME_BYTES
-        );
-        assert_eq!(
-            max_frame_bytes(&topology(r#"{"egret.frame.max.bytes": 10}"#)),
-            HELLO_MAX_BYTES
-        );
-        assert_eq!(
-            max_frame_bytes(&topology("not json")),
-            DEFAULT_MAX_FRAME_BYTES
-        );
+        assert!(config_map(&topology("not json")).is_err());
+        assert!(config_map(&topology("[1]")).is_err());
     }
 }

@@ -144,6 +144,7 @@ pub fn instance_spec(
     container_index: i32,
     instance: &InstancePlan,
     token_hex: &str,
+    frame_max_bytes: u32,
 ) -> ChildSpec {
     let mut args: Vec<std::ffi::OsString> = settings.jvm_opts.iter().map(Into::into).collect();
     args.push(format!("-Xmx{}m", instance.heap_mb).into());
@@ -170,6 +171,11 @@ pub fn instance_spec(
             ),
             ("EGRET_INSTANCE_ID".to_owned(), instance.instance_id.clone()),
             ("EGRET_TOPOLOGY_TOKEN".to_owned(), token_hex.to_owned()),
+            // The resolved frame cap, in force from the assignment frame on.
+            (
+                egret_config::settings::FRAME_MAX_BYTES_ENV.to_owned(),
+                frame_max_bytes.to_string(),
+            ),
         ],
         cwd: Some(dir.work_dir(&instance.instance_id)),
         log_file: dir.log_file(&instance.instance_id),
@@ -224,6 +230,9 @@ pub async fn run(options: ContainerOptions) -> Result<(), ContainerError> {
     let settings =
         JvmSettings::from_config(&config, &Environment::from_process(), &options.executable)?;
     let token = dir.read_token()?.to_hex();
+    let frame_max_bytes = egret_config::settings::settings_of(&topology)
+        .map_err(|e| ContainerError::Config(e.to_string()))?
+        .frame_max_bytes;
 
     let mut supervisor = Supervisor::new(RestartPolicy::default());
     supervisor.spawn(stream_manager_spec(
@@ -237,7 +246,14 @@ pub async fn run(options: ContainerOptions) -> Result<(), ContainerError> {
             path: work.clone(),
             source,
         })?;
-        let spec = instance_spec(&settings, &dir, options.index, instance, &token);
+        let spec = instance_spec(
+            &settings,
+            &dir,
+            options.index,
+            instance,
+            &token,
+            frame_max_bytes,
+        );
         tracing::debug!(instance = %instance.instance_id, command = %spec.display_command(), "Instance command line.");
         supervisor.spawn(spec);
     }
@@ -288,7 +304,7 @@ mod tests {
             task_ids: vec![3, 4],
             heap_mb: 256,
         };
-        let spec = instance_spec(&settings, &dir, 2, &instance, "abcd");
+        let spec = instance_spec(&settings, &dir, 2, &instance, "abcd", 1_048_576);
         assert_eq!(
             spec.display_command(),
             "/opt/jdk/bin/java -XX:+UseSerialGC -Xss512k -Xmx256m -cp /opt/egret/egret-shim.jar:/s/topologies/wc/topology.jar dev.egret.instance.InstanceMain"
@@ -302,6 +318,7 @@ mod tests {
                 ),
                 ("EGRET_INSTANCE_ID".to_string(), "count-1".to_string()),
                 ("EGRET_TOPOLOGY_TOKEN".to_string(), "abcd".to_string()),
+                ("EGRET_FRAME_MAX_BYTES".to_string(), "1048576".to_string()),
             ]
         );
         assert_eq!(
@@ -318,7 +335,7 @@ mod tests {
             classpath_extra: vec!["/b/hook.jar".into(), "/b/more.jar".into()],
             ..settings
         };
-        let spec = instance_spec(&with_extra, &dir, 2, &instance, "abcd");
+        let spec = instance_spec(&with_extra, &dir, 2, &instance, "abcd", 1_048_576);
         assert!(
             spec.display_command().ends_with(
                 "-cp /opt/egret/egret-shim.jar:/s/topologies/wc/topology.jar:/b/hook.jar:/b/more.jar dev.egret.instance.InstanceMain"

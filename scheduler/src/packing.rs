@@ -48,12 +48,8 @@ pub const MIN_HEAP_MB: i64 = 64;
 pub enum PackingError {
     #[error("invalid topology config: {0}")]
     Config(String),
-    #[error("component '{component}' has {what} {value}; it must be positive")]
-    NotPositive {
-        component: String,
-        what: &'static str,
-        value: i32,
-    },
+    #[error("{0}")]
+    Counts(String),
     #[error("the topology has no component")]
     Empty,
 }
@@ -129,34 +125,15 @@ pub fn pack(topology: &Topology, options: &PackingOptions) -> Result<PackingPlan
     // UTF-16, identical to byte order for the ASCII ids everyone uses).
     components.sort_by(|a, b| a.id.as_bytes().cmp(b.id.as_bytes()));
 
+    // The one numbering and the one meaning of 0 (egret_config::settings): a
+    // submitted topology has explicit counts already.
+    let counts = |e: egret_config::settings::SettingsError| PackingError::Counts(e.to_string());
+    let ranges = egret_config::settings::task_ranges(topology).map_err(counts)?;
     let mut executors = Vec::new();
-    let mut next_task = 1;
-    for component in components {
-        let parallelism = match component.parallelism {
-            0 => 1,
-            p if p < 0 => {
-                return Err(PackingError::NotPositive {
-                    component: component.id.clone(),
-                    what: "parallelism",
-                    value: p,
-                });
-            }
-            p => p,
-        };
-        // 0 means unset: the proto's default is the parallelism.
-        let num_tasks = match component.num_tasks {
-            0 => parallelism,
-            n if n < 0 => {
-                return Err(PackingError::NotPositive {
-                    component: component.id.clone(),
-                    what: "num_tasks",
-                    value: n,
-                });
-            }
-            n => n,
-        };
-        let tasks: Vec<i32> = (next_task..next_task + num_tasks).collect();
-        next_task += num_tasks;
+    for (component, (_, first, last)) in components.into_iter().zip(ranges) {
+        let (parallelism, _) =
+            egret_config::settings::component_counts(component).map_err(counts)?;
+        let tasks: Vec<i32> = (first..=last).collect();
         let heap = heap_mb(component.memory_load_mb, options.default_heap_mb);
         for (index, task_ids) in split_tasks(&tasks, parallelism as usize)
             .into_iter()

@@ -3,8 +3,10 @@
 //!
 //! Invariants (checked by [`DeliveryTable::build`], which refuses a plan that
 //! breaks them):
-//! - the task ids of the topology are `1..=N`, components in their (sorted)
-//!   order, `num_tasks` each (Storm's numbering, see the contracts);
+//! - routes, containers and components of tasks come from the packing plan;
+//!   the plan is checked against Storm's numbering of the (submitted, so
+//!   explicit) `num_tasks`, [`egret_config::settings::task_ranges`], the same
+//!   function packing numbers with;
 //! - every task id of the topology is hosted by exactly one instance of the
 //!   packing plan, and that instance belongs to the task's component;
 //! - container indices and instance ids are unique; this container is in the plan.
@@ -51,7 +53,7 @@ pub enum PlanError {
     },
     #[error("task {task} of component '{component}' is hosted by no instance of the packing plan")]
     UnhostedTask { task: i32, component: String },
-    #[error("component '{0}' declares a negative number of tasks")]
+    #[error("{0}")]
     BadTaskCount(String),
 }
 
@@ -64,24 +66,14 @@ pub struct DeliveryTable {
     task_components: HashMap<i32, String>,
 }
 
-/// Task ids of each component, as Storm assigns them: components in the
-/// topology's (sorted) order, from 1, `num_tasks` each.
+/// Task ids of each component (first, last), the one numbering of the Rust side.
 fn task_ranges(topology: &Topology) -> Result<HashMap<&str, (i32, i32)>, PlanError> {
-    let mut components: Vec<_> = topology.components.iter().collect();
-    // The topology is sorted already; sorting again costs nothing and makes the
-    // numbering independent of the sender's care.
-    components.sort_by(|a, b| a.id.as_bytes().cmp(b.id.as_bytes()));
-    let mut ranges = HashMap::new();
-    let mut next = 1i32;
-    for component in components {
-        if component.num_tasks < 0 {
-            return Err(PlanError::BadTaskCount(component.id.clone()));
-        }
-        let first = next;
-        next = next.saturating_add(component.num_tasks);
-        ranges.insert(component.id.as_str(), (first, next - 1));
-    }
-    Ok(ranges)
+    let ranges = egret_config::settings::task_ranges(topology)
+        .map_err(|e| PlanError::BadTaskCount(e.to_string()))?;
+    Ok(ranges
+        .into_iter()
+        .map(|(id, first, last)| (id, (first, last)))
+        .collect())
 }
 
 impl DeliveryTable {

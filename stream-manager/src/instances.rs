@@ -41,6 +41,8 @@ pub(crate) struct InstanceContext {
     pub plan: InstancePlan,
     pub work_dir: String,
     pub task_container: Arc<HashMap<i32, i32>>,
+    /// The component of every task, from the packing plan.
+    pub task_component: Arc<HashMap<i32, String>>,
 }
 
 pub(crate) enum InstanceEvent {
@@ -231,6 +233,7 @@ fn assignment(shared: &Shared, context: &InstanceContext, state: i32) -> StreamM
                 topology: Some((*shared.topology).clone()),
                 instance: Some(context.plan.clone()),
                 task_container: (*context.task_container).clone(),
+                task_component: (*context.task_component).clone(),
                 container_index: shared.index,
                 work_dir: context.work_dir.clone(),
                 state,

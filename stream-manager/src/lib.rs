@@ -54,7 +54,6 @@ mod router;
 mod settings;
 
 pub use delivery::{DeliveryTable, Destination, PlanError};
-pub use egret_config::topology::max_frame_bytes;
 pub use settings::{AckingSettings, BackpressureSettings, SettingsError};
 
 use instances::{InstanceContext, InstanceEvent};
@@ -81,7 +80,7 @@ pub enum StreamManagerError {
     State(#[from] StateError),
     #[error("the packing plan is not valid for this topology: {0}")]
     Plan(#[from] PlanError),
-    #[error("invalid backpressure settings: {0}")]
+    #[error("invalid topology settings: {0}")]
     Settings(#[from] SettingsError),
     #[error("cannot {action} {what}: {source}")]
     Io {
@@ -161,9 +160,15 @@ pub async fn run(options: StreamManagerOptions) -> Result<(), StreamManagerError
     let packing = dir.read_packing_plan()?;
     let token = dir.read_token()?;
     let table = DeliveryTable::build(&topology, &packing, index)?;
-    let max_frame_bytes = max_frame_bytes(&topology);
-    let acking = AckingSettings::from_topology(&topology);
-    let watermarks = BackpressureSettings::from_topology(&topology)?;
+    let settings = *egret_config::settings::settings_of(&topology)?;
+    info!(
+        container = index,
+        "Resolved settings: {}",
+        egret_config::settings::describe(&settings)
+    );
+    let max_frame_bytes = settings.frame_max_bytes as usize;
+    let acking = AckingSettings::from_settings(&settings);
+    let watermarks = BackpressureSettings::from_settings(&settings);
 
     let own = packing
         .containers
@@ -212,6 +217,7 @@ pub async fn run(options: StreamManagerOptions) -> Result<(), StreamManagerError
             .map(|(&t, &c)| (t, c))
             .collect(),
     );
+    let task_component: Arc<HashMap<i32, String>> = Arc::new(table.task_components().clone());
     let mut instances = HashMap::new();
     let mut instance_events = HashMap::new();
     let mut instance_event_rx = HashMap::new();
@@ -223,6 +229,7 @@ pub async fn run(options: StreamManagerOptions) -> Result<(), StreamManagerError
                 .to_string_lossy()
                 .into_owned(),
             task_container: Arc::clone(&task_container),
+            task_component: Arc::clone(&task_component),
         });
         instances.insert(plan.instance_id.clone(), context);
         let (tx, rx) = mpsc::channel(EVENT_CAPACITY);

@@ -27,6 +27,12 @@ use tokio::net::UnixStream;
 use tokio::task::JoinHandle;
 use tokio_util::codec::Framed;
 
+/// The topology as submission leaves it: explicit counts, resolved settings.
+fn resolved(mut topology: Topology) -> Topology {
+    egret_config::settings::resolve_topology(&mut topology).unwrap();
+    topology
+}
+
 const WAIT: Duration = Duration::from_secs(5);
 
 type Conn = Framed<UnixStream, FrameCodec>;
@@ -52,13 +58,13 @@ fn component(id: &str, parallelism: i32, num_tasks: i32) -> Component {
 
 /// bolt: task 1 (container 2); spout: task 2 (container 1). Message timeout 1 s.
 fn write_topology(dir: &TopologyDir) -> Token {
-    dir.write_topology(&Topology {
+    dir.write_topology(&resolved(Topology {
         name: "ack".into(),
         id: "ack-1-1".into(),
         config_json: r#"{"topology.message.timeout.secs": 1}"#.into(),
         components: vec![component("bolt", 1, 1), component("spout", 1, 1)],
         ..Default::default()
-    })
+    }))
     .unwrap();
     dir.write_packing_plan(&PackingPlan {
         topology_id: "ack-1-1".into(),

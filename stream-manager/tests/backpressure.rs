@@ -28,6 +28,12 @@ use tokio::net::UnixStream;
 use tokio::task::JoinHandle;
 use tokio_util::codec::Framed;
 
+/// The topology as submission leaves it: explicit counts, resolved settings.
+fn resolved(mut topology: Topology) -> Topology {
+    egret_config::settings::resolve_topology(&mut topology).unwrap();
+    topology
+}
+
 const WAIT: Duration = Duration::from_secs(5);
 const HIGH: u64 = 64 * 1024;
 const LOW: u64 = 32 * 1024;
@@ -67,7 +73,7 @@ fn component(id: &str, kind: ComponentKind, inputs: &[&str]) -> Component {
 /// bolt (task 1) <- spout (3) and spout2 (4); free (2) is a spout of its own
 /// pipeline. Container 1: bolt, spout. Container 2: spout2, free.
 fn write_topology(dir: &TopologyDir) -> Token {
-    dir.write_topology(&Topology {
+    dir.write_topology(&resolved(Topology {
         name: "bp".into(),
         id: "bp-1-1".into(),
         config_json: format!(
@@ -82,7 +88,7 @@ fn write_topology(dir: &TopologyDir) -> Token {
             component("spout2", ComponentKind::Spout, &[]),
         ],
         ..Default::default()
-    })
+    }))
     .unwrap();
     dir.write_packing_plan(&PackingPlan {
         topology_id: "bp-1-1".into(),

@@ -24,6 +24,12 @@ use futures::{SinkExt, StreamExt};
 use tokio::net::UnixStream;
 use tokio_util::codec::Framed;
 
+/// The topology as submission leaves it: explicit counts, resolved settings.
+fn resolved(mut topology: Topology) -> Topology {
+    egret_config::settings::resolve_topology(&mut topology).unwrap();
+    topology
+}
+
 const WAIT: Duration = Duration::from_secs(5);
 
 type Conn = Framed<UnixStream, FrameCodec>;
@@ -49,7 +55,7 @@ fn component(id: &str, parallelism: i32, num_tasks: i32) -> Component {
 
 /// count: tasks 1,2 | 3 ; split: 4,5 ; words: 6 | 7 | 8, over containers 1 and 2.
 fn write_topology(dir: &TopologyDir) -> Token {
-    dir.write_topology(&Topology {
+    dir.write_topology(&resolved(Topology {
         name: "wc".into(),
         id: "wc-1-1".into(),
         config_json: r#"{"egret.frame.max.bytes": 1048576}"#.into(),
@@ -59,7 +65,7 @@ fn write_topology(dir: &TopologyDir) -> Token {
             component("words", 3, 3),
         ],
         ..Default::default()
-    })
+    }))
     .unwrap();
     dir.write_packing_plan(&PackingPlan {
         topology_id: "wc-1-1".into(),

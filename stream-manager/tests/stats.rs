@@ -21,6 +21,12 @@ use egret_topology_master::TopologyMaster;
 use futures::{SinkExt, StreamExt};
 use tokio::net::UnixStream;
 
+/// The topology as submission leaves it: explicit counts, resolved settings.
+fn resolved(mut topology: Topology) -> Topology {
+    egret_config::settings::resolve_topology(&mut topology).unwrap();
+    topology
+}
+
 const WAIT: Duration = Duration::from_secs(5);
 
 async fn topology_info(dir: &egret_state_manager::TopologyDir) -> ClientResponse {
@@ -50,7 +56,7 @@ fn all_time_acked(response: &ClientResponse) -> u64 {
 async fn an_instance_report_reaches_the_master_through_its_stream_manager() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = LocalCluster::new(tmp.path()).create_topology("s").unwrap();
-    dir.write_topology(&Topology {
+    dir.write_topology(&resolved(Topology {
         name: "s".into(),
         id: "s-1-1".into(),
         config_json: "{}".into(),
@@ -62,7 +68,7 @@ async fn an_instance_report_reaches_the_master_through_its_stream_manager() {
             ..Default::default()
         }],
         ..Default::default()
-    })
+    }))
     .unwrap();
     dir.write_packing_plan(&PackingPlan {
         topology_id: "s-1-1".into(),

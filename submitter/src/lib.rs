@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use egret_proto::v1::{ComponentKind, PackingPlan, Topology};
+use egret_proto::v1::{ComponentKind, PackingPlan, Topology, TopologySettings};
 use egret_scheduler::packing::{self, PackingError};
 use egret_state_manager::{LocalCluster, StateError, TopologyDir};
 use egret_supervisor::{open_log, set_new_session};
@@ -71,20 +71,7 @@ impl From<StateError> for SubmitError {
 /// Checks a submitted topology; the error names the problem.
 pub fn validate(topology: &Topology) -> Result<(), String> {
     let name = &topology.name;
-    if name.trim().is_empty() {
-        return Err("the topology name is empty".to_owned());
-    }
-    if let Some(bad) = name
-        .chars()
-        .find(|c| matches!(c, '/' | '\\' | ':' | '\0') || c.is_control())
-    {
-        return Err(format!(
-            "topology name '{name}' contains {bad:?}, which is not allowed"
-        ));
-    }
-    if name == "." || name == ".." {
-        return Err(format!("'{name}' is not a valid topology name"));
-    }
+    egret_config::settings::validate_topology_name(name).map_err(|e| e.to_string())?;
     let mut ids = std::collections::BTreeMap::new();
     for c in &topology.components {
         if c.id.is_empty() {
@@ -134,6 +121,8 @@ pub struct SubmittedTopology {
     pub dir: TopologyDir,
     /// The one packing plan of the topology (also in `packing.pb`).
     pub plan: PackingPlan,
+    /// The settings resolved at submission (also in `topology.pb`).
+    pub settings: TopologySettings,
 }
 
 impl SubmittedTopology {
@@ -200,7 +189,11 @@ impl LocalSubmitter {
         mut topology: Topology,
         jar: &Path,
     ) -> Result<SubmittedTopology, SubmitError> {
+        egret_config::settings::resolve_topology(&mut topology)
+            .map_err(|e| SubmitError::Invalid(e.to_string()))?;
         validate(&topology).map_err(SubmitError::Invalid)?;
+        let settings = *egret_config::settings::settings_of(&topology)
+            .map_err(|e| SubmitError::Invalid(e.to_string()))?;
         let secs = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map(|d| d.as_secs())
@@ -218,6 +211,7 @@ impl LocalSubmitter {
             id: topology.id,
             dir,
             plan,
+            settings,
         })
     }
 

@@ -53,14 +53,10 @@ pub mod client;
 pub mod errors;
 pub mod stats;
 
-pub use egret_config::topology::max_frame_bytes;
-
 /// How long a peer may take to send its hello (and a client its request).
 const HELLO_TIMEOUT: Duration = Duration::from_secs(10);
 /// A stream manager heartbeats every 5 s; three missed heartbeats mean it is gone.
 const LIVENESS_TIMEOUT: Duration = Duration::from_secs(15);
-/// Storm's `topology.message.timeout.secs` default: the wait of a kill without options.
-const DEFAULT_MESSAGE_TIMEOUT_SECS: u32 = 30;
 /// After a kill publishes KILLED, how long the master goes on serving (the
 /// stream managers close their instances) before it exits.
 pub const KILLED_GRACE: Duration = Duration::from_secs(1);
@@ -83,6 +79,8 @@ pub enum TopologyMasterError {
     Listen(#[source] std::io::Error),
     #[error("the packing plan has no container")]
     EmptyPacking,
+    #[error(transparent)]
+    Settings(#[from] egret_config::settings::SettingsError),
 }
 
 /// Runs the topology master until its topology has been killed (then the
@@ -105,6 +103,8 @@ struct Shared {
     packing: PackingPlan,
     token: Token,
     max_frame_bytes: usize,
+    /// `topology.message.timeout.secs`, resolved: the wait of a kill without options.
+    message_timeout_secs: u32,
     started: Instant,
     inner: Mutex<Inner>,
     plan_tx: watch::Sender<Option<Arc<PhysicalPlan>>>,
@@ -136,7 +136,13 @@ impl TopologyMaster {
             return Err(TopologyMasterError::EmptyPacking);
         }
         let token = dir.read_token()?;
-        let max_frame_bytes = max_frame_bytes(&topology);
+        let settings = egret_config::settings::settings_of(&topology)?;
+        info!(
+            "Resolved settings: {}",
+            egret_config::settings::describe(settings)
+        );
+        let max_frame_bytes = settings.frame_max_bytes as usize;
+        let message_timeout_secs = settings.message_timeout_secs;
         let listener = TcpListener::bind("127.0.0.1:0")
             .await
             .map_err(TopologyMasterError::Listen)?;
@@ -154,6 +160,7 @@ impl TopologyMaster {
             packing,
             token,
             max_frame_bytes,
+            message_timeout_secs,
             started: Instant::now(),
             inner: Mutex::new(Inner {
                 state,
@@ -371,15 +378,6 @@ impl Shared {
             }
         }
         out
-    }
-
-    /// The topology's `topology.message.timeout.secs` (Storm's default 30).
-    fn message_timeout_secs(&self) -> u32 {
-        egret_config::topology::config_map(&self.topology)
-            .ok()
-            .and_then(|config| config.get("topology.message.timeout.secs")?.as_u64())
-            .and_then(|secs| u32::try_from(secs).ok())
-            .unwrap_or(DEFAULT_MESSAGE_TIMEOUT_SECS)
     }
 }
 
@@ -643,7 +641,7 @@ async fn handle_request(shared: &Arc<Shared>, request: ClientRequest) -> ClientR
         },
         Some(client_request::Request::DetachedKill(kill)) => {
             let wait_secs = if kill.wait_message_timeout {
-                shared.message_timeout_secs()
+                shared.message_timeout_secs
             } else {
                 kill.wait_secs
             };

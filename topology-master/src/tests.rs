@@ -10,6 +10,12 @@ use tokio::net::TcpStream;
 
 use super::*;
 
+/// The topology as submission leaves it: explicit counts, resolved settings.
+fn resolved(mut topology: Topology) -> Topology {
+    egret_config::settings::resolve_topology(&mut topology).unwrap();
+    topology
+}
+
 const WAIT: Duration = Duration::from_secs(5);
 
 struct Fixture {
@@ -31,7 +37,7 @@ fn instance(component: &str, executor: i32, tasks: &[i32]) -> InstancePlan {
 fn fixture() -> Fixture {
     let tmp = tempfile::tempdir().unwrap();
     let dir = LocalCluster::new(tmp.path()).create_topology("wc").unwrap();
-    dir.write_topology(&Topology {
+    dir.write_topology(&resolved(Topology {
         name: "wc".into(),
         id: "wc-1-1".into(),
         config_json: r#"{"topology.message.timeout.secs": 1}"#.into(),
@@ -52,7 +58,7 @@ fn fixture() -> Fixture {
             },
         ],
         ..Default::default()
-    })
+    }))
     .unwrap();
     dir.write_packing_plan(&PackingPlan {
         topology_id: "wc-1-1".into(),

@@ -30,6 +30,14 @@ public final class Submitter {
 
     public static final String SOCKET_ENV = "EGRET_SUBMIT_SOCKET";
     public static final String TOKEN_ENV = "EGRET_SUBMIT_TOKEN";
+    /**
+     * The cap of this JVM's own client connections (submission, Nimbus client): not a topology
+     * setting (those are resolved by Rust, and the egret side caps what it reads at the resolved
+     * {@code egret.frame.max.bytes}); 64 MiB, the largest topology this client sends.
+     */
+    /** How egret's refusal of a topology name starts (contracts.md, "Submission"). */
+    static final String INVALID_NAME_PREFIX = "invalid topology name";
+    public static final int CLIENT_MAX_FRAME_BYTES = 64 * 1024 * 1024;
 
     private Submitter() {
     }
@@ -100,7 +108,7 @@ public final class Submitter {
             throws AlreadyAliveException, InvalidTopologyException {
         LOG.info("Submitting topology {} to egret", topology.getName());
         SubmitTopologyResponse response;
-        try (FrameChannel channel = FrameChannel.connectUnix(socket)) {
+        try (FrameChannel channel = FrameChannel.connectUnix(socket, CLIENT_MAX_FRAME_BYTES)) {
             Handshake.connect(channel, token, PeerRole.PEER_ROLE_SUBMITTER, "submitter");
             channel.write(SubmitTopologyRequest.newBuilder().setTopology(topology).build());
             response = channel.read(SubmitTopologyResponse.parser());
@@ -112,6 +120,10 @@ public final class Submitter {
             String error = response.getError().isEmpty() ? "refused without a reason" : response.getError();
             if (error.contains("already running") || error.contains("already alive")) {
                 throw new AlreadyAliveException(error);
+            }
+            if (error.startsWith(INVALID_NAME_PREFIX)) {
+                // Storm's StormSubmitter refuses a bad name with IllegalArgumentException.
+                throw new IllegalArgumentException(error);
             }
             throw new InvalidTopologyException(error);
         }

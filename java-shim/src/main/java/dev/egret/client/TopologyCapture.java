@@ -16,7 +16,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.regex.Pattern;
 import org.apache.storm.Config;
 import org.apache.storm.Constants;
 import org.apache.storm.generated.ComponentCommon;
@@ -40,9 +39,6 @@ import org.apache.storm.utils.Utils;
  * component config gets {@code topology.tasks} set to the result, as Nimbus normalizes it.
  */
 public final class TopologyCapture {
-    /** Storm's rule for topology names (they also name directories here). */
-    private static final Pattern TOPOLOGY_NAME = Pattern.compile("^[^/.:\\\\]+$");
-
     private TopologyCapture() {
     }
 
@@ -120,13 +116,13 @@ public final class TopologyCapture {
         return out.build();
     }
 
-    static void validateName(String name) throws InvalidTopologyException {
-        if (name == null || name.isBlank()) {
-            throw new InvalidTopologyException("Topology name cannot be blank");
-        }
-        if (!TOPOLOGY_NAME.matcher(name).matches() || name.chars().anyMatch(Character::isISOControl)) {
-            throw new InvalidTopologyException("Topology name '" + name + "' is not valid: it must match "
-                    + TOPOLOGY_NAME.pattern() + " and hold no control characters");
+    /**
+     * Only what the message needs: the naming rule is Rust's (egret_config::settings), applied at
+     * submission; its refusal comes back as Storm's IllegalArgumentException ({@link Submitter}).
+     */
+    static void validateName(String name) {
+        if (name == null) {
+            throw new IllegalArgumentException("Topology name 'null' is not valid. It can't be null");
         }
     }
 

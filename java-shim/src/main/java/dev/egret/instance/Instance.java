@@ -61,6 +61,9 @@ public final class Instance {
         FrameChannel connect() throws IOException;
     }
 
+    /** The resolved frame cap the container gives the instance JVM (contracts.md, "Instance JVMs"). */
+    public static final String FRAME_MAX_BYTES_ENV = "EGRET_FRAME_MAX_BYTES";
+
     private Instance() {
     }
 
@@ -98,9 +101,10 @@ public final class Instance {
         TopologyView view;
         InstanceExecutor executor;
         try {
-            view = new TopologyView(assignment.getTopology());
-            applyFrameCap(channel, view);
+            view = new TopologyView(assignment);
+            applyFrameCap(channel, assignment);
             executor = new InstanceExecutor(view, assignment, writerOf(channel));
+            LOG.info("Resolved settings: {}", executor.describeSettings(channel.maxFrameBytes()));
         } catch (RuntimeException e) {
             LOG.error("Instance {} received an unusable assignment; exiting", instanceId, e);
             closeQuietly(channel);
@@ -143,7 +147,7 @@ public final class Instance {
                     closeQuietly(channel);
                     return EXIT_BAD_SETUP;
                 }
-                applyFrameCap(channel, view);
+                applyFrameCap(channel, s.assignment);
                 long lost = executor.sink().disconnect();
                 executor.sink().connect(writerOf(channel));
                 reader = startReader(channel, executor.inbound(), instanceId);
@@ -283,11 +287,21 @@ public final class Instance {
         return null;
     }
 
-    private static void applyFrameCap(FrameChannel channel, TopologyView view) {
-        Object maxFrame = view.topologyConf().get("egret.frame.max.bytes");
-        if (maxFrame instanceof Number && ((Number) maxFrame).longValue() > 0) {
-            channel.setMaxFrameBytes((int) Math.min(Integer.MAX_VALUE, ((Number) maxFrame).longValue()));
+    /**
+     * The assignment's resolved frame cap ({@code egret.frame.max.bytes}); the same value the
+     * container gave in {@code EGRET_FRAME_MAX_BYTES}, in force until now.
+     */
+    private static void applyFrameCap(FrameChannel channel, InstanceAssignment assignment) {
+        int cap = InstanceExecutor.settingsOf(assignment).getFrameMaxBytes();
+        if (cap < FrameChannel.HELLO_MAX_BYTES) {
+            throw new IllegalArgumentException("the assignment's frame cap " + Integer.toUnsignedString(cap)
+                    + " is not from 4096 to 2147483647");
         }
+        if (cap != channel.maxFrameBytes()) {
+            LOG.warn("The assignment's frame cap {} differs from {}={}; using the assignment's", cap,
+                    FRAME_MAX_BYTES_ENV, channel.maxFrameBytes());
+        }
+        channel.setMaxFrameBytes(cap);
     }
 
     private static OutboundSink.FrameWriter writerOf(FrameChannel channel) {

@@ -5,6 +5,7 @@ import dev.egret.metrics.TaskStats;
 import dev.egret.proto.InstanceAssignment;
 import dev.egret.proto.RootId;
 import dev.egret.proto.StreamManagerToInstance;
+import dev.egret.proto.TopologySettings;
 import dev.egret.proto.TopologyState;
 import dev.egret.proto.TreeEvent;
 import dev.egret.proto.TupleBatch;
@@ -84,8 +85,6 @@ final class InstanceExecutor {
 
     private static final long IDLE_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     private static final long SPOUT_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
-    /** Default bound of the inbound queue in bytes ({@code egret.instance.inbound.bytes}). */
-    static final long DEFAULT_INBOUND_BYTES = 256L << 10;
     /** The inbound queue's bound in messages (tree events and state changes are small). */
     static final int INBOUND_MESSAGES = 1024;
     /** Messages handled in a row before ticks, metrics and spouts get their turn. */
@@ -143,8 +142,12 @@ final class InstanceExecutor {
     private boolean throttled;
     private long throttledSince;
     private ExecutorService sharedExecutor;
-    /** Storm's acking: on unless topology.acker.executors is 0. */
+    /** The resolved settings of the assignment. */
+    private final TopologySettings settings;
+    /** Storm's acking: on unless topology.acker.executors is 0 (resolved by Rust). */
     private final boolean acking;
+    private final int messageTimeoutSecs;
+    private final boolean timeoutsEnabled;
     /** topology.max.spout.pending per spout task; 0 for no limit. */
     private final int maxSpoutPending;
     /** 0 when the safety net is off (acking off, or message timeouts disabled). */
@@ -164,22 +167,25 @@ final class InstanceExecutor {
         }
         this.isSpout = view.isSpout(component);
         Map<String, Object> topoConf = view.topologyConf();
-        this.sink = new OutboundSink(writer, intConf(topoConf, "egret.batch.size", 256),
-                TimeUnit.MILLISECONDS.toNanos(intConf(topoConf, "egret.batch.flush.ms", 5)),
-                positiveLongConf(topoConf, "egret.instance.outbound.bytes", OutboundSink.DEFAULT_QUEUE_BYTES));
+        // Rust resolves, Java obeys: every value below comes resolved in the assignment.
+        this.settings = settingsOf(assignment);
+        this.sink = new OutboundSink(writer, positiveInt(settings.getBatchSize(), "batch_size"),
+                TimeUnit.MILLISECONDS.toNanos(Integer.toUnsignedLong(settings.getBatchFlushMs())),
+                positiveLong(settings.getInstanceOutboundBytes(), "instance_outbound_bytes"));
         this.inbound = new InboundQueue(
-                positiveLongConf(topoConf, "egret.instance.inbound.bytes", DEFAULT_INBOUND_BYTES), INBOUND_MESSAGES);
+                positiveLong(settings.getInstanceInboundBytes(), "instance_inbound_bytes"), INBOUND_MESSAGES);
         this.errors = new ErrorSink(sink);
         // Kryo is built from the topology config only: class ids must agree in every JVM.
         this.codecs = ThreadLocal.withInitial(() -> new TupleValuesCodec(topoConf));
         this.executorCodec = codecs.get();
         Map<String, Object> componentConf = view.componentConf(component);
         this.debug = isTrue(componentConf.get("topology.debug"));
-        this.acking = ackingEnabled(topoConf);
+        this.acking = settings.getAcking();
         this.maxSpoutPending = Math.max(0, intConf(componentConf, "topology.max.spout.pending", 0));
-        long timeoutSecs = Math.max(1, intConf(topoConf, "topology.message.timeout.secs", 30));
-        Object enableTimeouts = topoConf.get("topology.enable.message.timeouts");
-        boolean timeouts = enableTimeouts == null || isTrue(enableTimeouts);
+        this.messageTimeoutSecs = positiveInt(settings.getMessageTimeoutSecs(), "message_timeout_secs");
+        long timeoutSecs = messageTimeoutSecs;
+        boolean timeouts = settings.getMessageTimeouts();
+        this.timeoutsEnabled = timeouts;
         this.safetyTimeoutNanos = acking && timeouts
                 ? TimeUnit.SECONDS.toNanos(timeoutSecs * SAFETY_TIMEOUT_FACTOR) : 0L;
         this.stormActive = assignment.getState() != TopologyState.TOPOLOGY_STATE_DEACTIVATED
@@ -746,33 +752,50 @@ final class InstanceExecutor {
         return dflt;
     }
 
-    /** A positive size in bytes from the config; {@code dflt} when unset or not a positive integer. */
-    static long positiveLongConf(Map<String, Object> conf, String key, long dflt) {
-        Object v = conf.get(key);
-        long parsed = -1;
-        if (v instanceof Number) {
-            parsed = ((Number) v).longValue();
-        } else if (v instanceof String) {
-            try {
-                parsed = Long.parseLong(((String) v).trim());
-            } catch (NumberFormatException e) {
-                parsed = -1;
-            }
+    /**
+     * The settings of an assignment.
+     *
+     * @throws IllegalArgumentException when the assignment carries none (an older stream manager)
+     */
+    static TopologySettings settingsOf(InstanceAssignment assignment) {
+        if (!assignment.getTopology().hasSettings()) {
+            throw new IllegalArgumentException("the assignment's topology carries no resolved settings"
+                    + " (Topology.settings); the stream manager and this shim are of different versions");
         }
-        if (v != null && parsed <= 0) {
-            LOG.warn("Ignoring config {}={}: not a positive number of bytes; using {}", key, v, dflt);
-            return dflt;
-        }
-        return v == null ? dflt : parsed;
+        return assignment.getTopology().getSettings();
     }
 
-    /** Storm: topology.acker.executors null means one acker per worker, 0 disables acking. */
-    static boolean ackingEnabled(Map<String, Object> topoConf) {
-        Object v = topoConf.get("topology.acker.executors");
-        if (v == null) {
-            return true;
+    private static int positiveInt(int v, String field) {
+        if (v <= 0) {
+            throw new IllegalArgumentException("the assignment's settings have " + field + " = "
+                    + Integer.toUnsignedString(v) + "; it must be a positive int");
         }
-        return intConf(topoConf, "topology.acker.executors", 1) != 0;
+        return v;
+    }
+
+    private static long positiveLong(long v, String field) {
+        if (v <= 0) {
+            throw new IllegalArgumentException("the assignment's settings have " + field + " = "
+                    + Long.toUnsignedString(v) + "; it must be a positive long");
+        }
+        return v;
+    }
+
+    /**
+     * The settings this executor's objects use, in the line every process logs
+     * ({@code Resolved settings: key=value ...}, the keys in Rust's order).
+     */
+    String describeSettings(int frameMaxBytes) {
+        return "egret.frame.max.bytes=" + frameMaxBytes
+                + " egret.batch.size=" + sink.batchSize()
+                + " egret.batch.flush.ms=" + TimeUnit.NANOSECONDS.toMillis(sink.flushNanos())
+                + " egret.instance.inbound.bytes=" + inbound.maxBytes()
+                + " egret.instance.outbound.bytes=" + sink.queueBytes()
+                + " egret.backpressure.high.watermark.bytes=" + Long.toUnsignedString(settings.getHighWatermarkBytes())
+                + " egret.backpressure.low.watermark.bytes=" + Long.toUnsignedString(settings.getLowWatermarkBytes())
+                + " acking=" + acking
+                + " topology.message.timeout.secs=" + messageTimeoutSecs
+                + " topology.enable.message.timeouts=" + timeoutsEnabled;
     }
 
     static boolean isTrue(Object v) {

@@ -41,9 +41,23 @@ public final class InstanceMain {
             System.exit(Instance.EXIT_BAD_SETUP);
             return;
         }
+        String capText = System.getenv(Instance.FRAME_MAX_BYTES_ENV);
+        int cap;
+        try {
+            cap = Integer.parseInt(capText == null ? "" : capText.trim());
+        } catch (NumberFormatException e) {
+            cap = -1;
+        }
+        if (cap < FrameChannel.HELLO_MAX_BYTES) {
+            LOG.error("{} must be the resolved frame cap (an integer from 4096 to 2147483647), found {}; exiting",
+                    Instance.FRAME_MAX_BYTES_ENV, capText);
+            System.exit(Instance.EXIT_BAD_SETUP);
+            return;
+        }
+        final int frameCap = cap;
         Path path = Path.of(socket);
         LOG.info("Instance {} connects to the stream manager at {}", instanceId, socket);
-        int code = Instance.run(() -> FrameChannel.connectUnix(path), token, instanceId,
+        int code = Instance.run(() -> FrameChannel.connectUnix(path, frameCap), token, instanceId,
                 Instance.RECONNECT_WINDOW_NANOS);
         System.exit(code);
     }

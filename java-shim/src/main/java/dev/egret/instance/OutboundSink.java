@@ -75,12 +75,6 @@ final class OutboundSink {
      * its writers merge.
      */
     static final int MAX_BATCH_BYTES = 1 << 20;
-    /**
-     * Default bound of the queue of sealed frames ({@code egret.instance.outbound.bytes}).
-     * Small: what is queued here is latency, and a spout that is ahead of its topology only
-     * grows its pending trees (docs/performance.md).
-     */
-    static final long DEFAULT_QUEUE_BYTES = 256L << 10;
     /** Per-entry overhead inside a batch (field tag and length). */
     private static final int ENTRY_OVERHEAD = 6;
 
@@ -135,6 +129,21 @@ final class OutboundSink {
     private Thread writerThread;
 
     /** Direct mode: frames are written by the calling thread (tests). */
+    /** The batch size in force ({@code egret.batch.size}, from the assignment). */
+    int batchSize() {
+        return batchSize;
+    }
+
+    /** The flush timer in force ({@code egret.batch.flush.ms}, from the assignment), in ns. */
+    long flushNanos() {
+        return flushNanos;
+    }
+
+    /** The bound of the sealed frames ({@code egret.instance.outbound.bytes}, from the assignment). */
+    long queueBytes() {
+        return queueBytes;
+    }
+
     OutboundSink(FrameWriter writer, int batchSize, long flushNanos) {
         this(writer, batchSize, flushNanos, Long.MAX_VALUE, true);
     }

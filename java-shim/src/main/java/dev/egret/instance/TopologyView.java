@@ -52,9 +52,25 @@ public final class TopologyView {
     private final Map<String, Map<String, Object>> componentConfs = new HashMap<>();
     private StormTopology rawTopology;
 
-    /** @throws IllegalArgumentException if the plan is inconsistent */
+    /** Numbers the tasks itself (tests, and the submitter JVM's view). */
     public TopologyView(Topology topology) {
-        this.model = TopologyModel.of(topology);
+        this(TopologyModel.of(topology));
+    }
+
+    /**
+     * An instance's view: the task ids are the assignment's {@code task_component} map
+     * (the packing plan's), not a numbering of its own.
+     *
+     * @throws IllegalArgumentException if the assignment is inconsistent
+     */
+    public TopologyView(dev.egret.proto.InstanceAssignment assignment) {
+        this(TopologyModel.of(assignment.getTopology(), assignment.getTaskComponentMap()));
+    }
+
+    /** @throws IllegalArgumentException if the plan is inconsistent */
+    private TopologyView(TopologyModel model) {
+        Topology topology = model.proto();
+        this.model = model;
         this.stormId = topology.getId().isEmpty() ? topology.getName() : topology.getId();
         this.topologyConf = Collections.unmodifiableMap(model.topologyConfig());
         Map<String, List<Integer>> c2t = new HashMap<>();

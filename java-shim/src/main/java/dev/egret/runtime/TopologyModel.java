@@ -29,8 +29,10 @@ import org.apache.storm.tuple.Fields;
  * <p>Invariants:
  * <ul>
  *   <li>component ids are iterated in byte (String natural) order, as Storm's TreeMap does;</li>
- *   <li>task ids are assigned as Storm does: components in that order, {@code num_tasks}
- *       consecutive ids each, starting at 1;</li>
+ *   <li>task ids are either given (an instance's assignment carries the stream manager's
+ *       task-to-component map, from the packing plan: {@link #of(Topology, Map)}), or, in the
+ *       submitter JVM before Rust has seen the topology ({@link #of(Topology)}), assigned as
+ *       Storm does: components in that order, {@code num_tasks} consecutive ids each, from 1;</li>
  *   <li>the component config is the topology config overlaid with the component's own JSON
  *       config (component keys win), parsed once; callers get fresh copies;</li>
  *   <li>{@code targets} of a component are derived from every other component's inputs, so
@@ -44,6 +46,7 @@ public final class TopologyModel {
     private final TreeMap<String, Component> components = new TreeMap<>();
     private final Map<String, List<Integer>> tasks = new HashMap<>();
     private final Map<Integer, String> taskToComponent = new HashMap<>();
+    private final Map<Integer, Integer> taskIndexes = new HashMap<>();
     private final Map<String, Map<String, StreamDef>> streams = new HashMap<>();
     private final Map<String, Map<String, Fields>> fields = new HashMap<>();
     private final Map<String, Map<GlobalStreamId, Grouping>> inputs = new HashMap<>();
@@ -51,7 +54,7 @@ public final class TopologyModel {
     private final Map<String, Map<String, Object>> componentConfigs = new HashMap<>();
     private final int maxTaskId;
 
-    private TopologyModel(Topology topology) {
+    private TopologyModel(Topology topology, Map<Integer, String> assigned) {
         this.topology = topology;
         this.topologyConfig = ConfigJson.parse(topology.getConfigJson());
         for (Component c : topology.getComponentsList()) {
@@ -59,16 +62,36 @@ public final class TopologyModel {
                 throw new IllegalArgumentException("component id '" + c.getId() + "' appears twice in the topology");
             }
         }
+        Map<String, List<Integer>> byComponent = new HashMap<>();
         int next = 1;
-        for (Component c : components.values()) {
-            if (c.getNumTasks() < 0) {
-                throw new IllegalArgumentException("component '" + c.getId() + "' has a negative task count");
+        if (assigned != null) {
+            for (Map.Entry<Integer, String> e : new TreeMap<>(assigned).entrySet()) {
+                if (!components.containsKey(e.getValue())) {
+                    throw new IllegalArgumentException("task " + e.getKey() + " belongs to component '"
+                            + e.getValue() + "', which the topology does not have");
+                }
+                byComponent.computeIfAbsent(e.getValue(), k -> new ArrayList<>()).add(e.getKey());
+                taskToComponent.put(e.getKey(), e.getValue());
+                next = Math.max(next, e.getKey() + 1);
             }
-            List<Integer> ids = new ArrayList<>(c.getNumTasks());
-            for (int i = 0; i < c.getNumTasks(); i++) {
-                ids.add(next);
-                taskToComponent.put(next, c.getId());
-                next++;
+        }
+        for (Component c : components.values()) {
+            List<Integer> ids;
+            if (assigned != null) {
+                ids = byComponent.getOrDefault(c.getId(), new ArrayList<>());
+            } else {
+                if (c.getNumTasks() < 0) {
+                    throw new IllegalArgumentException("component '" + c.getId() + "' has a negative task count");
+                }
+                ids = new ArrayList<>(c.getNumTasks());
+                for (int i = 0; i < c.getNumTasks(); i++) {
+                    ids.add(next);
+                    taskToComponent.put(next, c.getId());
+                    next++;
+                }
+            }
+            for (int i = 0; i < ids.size(); i++) {
+                taskIndexes.put(ids.get(i), i);
             }
             tasks.put(c.getId(), Collections.unmodifiableList(ids));
 
@@ -108,7 +131,20 @@ public final class TopologyModel {
      * @throws IllegalArgumentException if the plan is inconsistent (duplicate ids, bad JSON)
      */
     public static TopologyModel of(Topology topology) {
-        return new TopologyModel(topology);
+        return new TopologyModel(topology, null);
+    }
+
+    /**
+     * Builds the view with the task ids given: {@code taskToComponent} is the instance
+     * assignment's map (the packing plan's), not a numbering of our own.
+     *
+     * @throws IllegalArgumentException if a task belongs to an unknown component
+     */
+    public static TopologyModel of(Topology topology, Map<Integer, String> taskToComponent) {
+        if (taskToComponent == null || taskToComponent.isEmpty()) {
+            throw new IllegalArgumentException("the task-to-component map is empty");
+        }
+        return new TopologyModel(topology, taskToComponent);
     }
 
     public Topology proto() {
@@ -168,8 +204,8 @@ public final class TopologyModel {
 
     /** 0-based position of a task within its component's tasks, or -1. */
     public int taskIndex(int taskId) {
-        String c = taskToComponent.get(taskId);
-        return c == null ? -1 : taskId - tasks.get(c).get(0);
+        Integer i = taskIndexes.get(taskId);
+        return i == null ? -1 : i;
     }
 
     /** The highest task id (the total number of tasks). */

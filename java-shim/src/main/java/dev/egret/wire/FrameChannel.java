@@ -26,8 +26,6 @@ import java.nio.file.Path;
 public final class FrameChannel implements Closeable {
     /** Cap of a connection's first frame (the hello and its reply), as in the Rust side. */
     public static final int HELLO_MAX_BYTES = 4 * 1024;
-    /** Default cap of every later frame ({@code egret.frame.max.bytes}). */
-    public static final int DEFAULT_MAX_FRAME_BYTES = 64 * 1024 * 1024;
     /** Size of the length prefix. */
     public static final int LENGTH_BYTES = 4;
 
@@ -51,12 +49,11 @@ public final class FrameChannel implements Closeable {
         this.maxFrameBytes = maxFrameBytes;
     }
 
-    /** Connects to a Unix domain socket, with {@link #DEFAULT_MAX_FRAME_BYTES} as cap. */
-    public static FrameChannel connectUnix(Path socketPath) throws IOException {
-        return connectUnix(socketPath, DEFAULT_MAX_FRAME_BYTES);
-    }
-
-    /** Connects to a Unix domain socket. */
+    /**
+     * Connects to a Unix domain socket. There is no default cap: an instance's is the resolved
+     * {@code egret.frame.max.bytes} it is given ({@code EGRET_FRAME_MAX_BYTES}, then the
+     * assignment's settings).
+     */
     public static FrameChannel connectUnix(Path socketPath, int maxFrameBytes) throws IOException {
         SocketChannel sc = SocketChannel.open(StandardProtocolFamily.UNIX);
         try {

@@ -49,7 +49,7 @@ class SubmitterTest {
     /** A fake `egret jar`: checks the hello, answers the request with {@code answer}. */
     private CompletableFuture<Topology> serve(Function<Topology, SubmitTopologyResponse> answer) {
         return CompletableFuture.supplyAsync(() -> {
-            try (FrameChannel peer = new FrameChannel(server.accept(), FrameChannel.DEFAULT_MAX_FRAME_BYTES)) {
+            try (FrameChannel peer = new FrameChannel(server.accept(), 64 << 20)) {
                 Hello hello = peer.read(Hello.parser(), FrameChannel.HELLO_MAX_BYTES);
                 assertEquals(1, hello.getProtocolVersion());
                 assertEquals(PeerRole.PEER_ROLE_SUBMITTER, hello.getRole());

@@ -74,7 +74,7 @@ final class FakeSm implements AutoCloseable {
         CompletableFuture<Integer> exit = new CompletableFuture<>();
         Thread t = new Thread(() -> {
             try {
-                exit.complete(Instance.run(() -> FrameChannel.connectUnix(socket), TOKEN, instanceId,
+                exit.complete(Instance.run(() -> FrameChannel.connectUnix(socket, 64 << 20), TOKEN, instanceId,
                         TimeUnit.SECONDS.toNanos(windowSecs)));
             } catch (Throwable e) {
                 exit.completeExceptionally(e);
@@ -87,7 +87,7 @@ final class FakeSm implements AutoCloseable {
 
     /** Accepts the next connection and answers its hello. */
     Conn accept(String instanceId) throws IOException {
-        FrameChannel ch = new FrameChannel(server.accept(), FrameChannel.DEFAULT_MAX_FRAME_BYTES);
+        FrameChannel ch = new FrameChannel(server.accept(), 64 << 20);
         Hello hello = Hello.parseFrom(ch.readFrame(FrameChannel.HELLO_MAX_BYTES));
         assertEquals(PeerRole.PEER_ROLE_INSTANCE, hello.getRole());
         assertEquals(instanceId, hello.getPeerId());
@@ -97,7 +97,7 @@ final class FakeSm implements AutoCloseable {
 
     static InstanceAssignment assignment(Topology topo, Path workDir, String instanceId, String component,
                                          Integer... tasks) {
-        return InstanceAssignment.newBuilder().setTopology(topo).setContainerIndex(1)
+        return InstanceAssignment.newBuilder().setTopology(Plans.withSettings(topo)).putAllTaskComponent(Plans.taskComponent(topo)).setContainerIndex(1)
                 .setWorkDir(workDir.toString()).setState(TopologyState.TOPOLOGY_STATE_RUNNING)
                 .setInstance(InstancePlan.newBuilder().setInstanceId(instanceId).setComponent(component)
                         .addAllTaskIds(Arrays.asList(tasks))).build();

@@ -62,14 +62,14 @@ class InstanceLoopTest {
     private FrameChannel startInstance(String instanceId, CompletableFuture<Integer> exit) throws Exception {
         Thread t = new Thread(() -> {
             try {
-                exit.complete(Instance.run(FrameChannel.connectUnix(dir.resolve("sm.sock")), TOKEN, instanceId));
+                exit.complete(Instance.run(FrameChannel.connectUnix(dir.resolve("sm.sock"), 64 << 20), TOKEN, instanceId));
             } catch (Throwable e) {
                 exit.completeExceptionally(e);
             }
         }, "instance-under-test");
         t.setDaemon(true);
         t.start();
-        FrameChannel sm = new FrameChannel(server.accept(), FrameChannel.DEFAULT_MAX_FRAME_BYTES);
+        FrameChannel sm = new FrameChannel(server.accept(), 64 << 20);
         Hello hello = Hello.parseFrom(sm.readFrame(FrameChannel.HELLO_MAX_BYTES));
         assertEquals(PeerRole.PEER_ROLE_INSTANCE, hello.getRole());
         assertEquals(instanceId, hello.getPeerId());
@@ -115,7 +115,7 @@ class InstanceLoopTest {
         CompletableFuture<Integer> exit = new CompletableFuture<>();
         FrameChannel sm = startInstance("spout-0", exit);
         sm.write(StreamManagerToInstance.newBuilder().setAssignment(InstanceAssignment.newBuilder()
-                .setTopology(topo).setContainerIndex(1).setWorkDir(dir.toString())
+                .setTopology(Plans.withSettings(topo)).putAllTaskComponent(Plans.taskComponent(topo)).setContainerIndex(1).setWorkDir(dir.toString())
                 .setState(TopologyState.TOPOLOGY_STATE_RUNNING)
                 .setInstance(InstancePlan.newBuilder().setInstanceId("spout-0").setComponent("spout")
                         .addTaskIds(3).addTaskIds(4))).build());
@@ -163,7 +163,7 @@ class InstanceLoopTest {
         CompletableFuture<Integer> exit = new CompletableFuture<>();
         FrameChannel sm = startInstance("exclaim-0", exit);
         sm.write(StreamManagerToInstance.newBuilder().setAssignment(InstanceAssignment.newBuilder()
-                .setTopology(topo).setContainerIndex(1).setWorkDir(dir.toString())
+                .setTopology(Plans.withSettings(topo)).putAllTaskComponent(Plans.taskComponent(topo)).setContainerIndex(1).setWorkDir(dir.toString())
                 .setState(TopologyState.TOPOLOGY_STATE_RUNNING)
                 .setInstance(InstancePlan.newBuilder().setInstanceId("exclaim-0").setComponent("exclaim")
                         .addTaskIds(1).addTaskIds(2))).build());
@@ -202,7 +202,7 @@ class InstanceLoopTest {
         CompletableFuture<Integer> exit = new CompletableFuture<>();
         FrameChannel sm = startInstance("bad-0", exit);
         sm.write(StreamManagerToInstance.newBuilder().setAssignment(InstanceAssignment.newBuilder()
-                .setTopology(topo).setContainerIndex(1).setWorkDir(dir.toString())
+                .setTopology(Plans.withSettings(topo)).putAllTaskComponent(Plans.taskComponent(topo)).setContainerIndex(1).setWorkDir(dir.toString())
                 .setInstance(InstancePlan.newBuilder().setInstanceId("bad-0").setComponent("bad").addTaskIds(1)))
                 .build());
         InstanceToStreamManager m = next(sm);

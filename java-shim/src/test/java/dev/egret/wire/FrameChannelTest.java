@@ -43,7 +43,7 @@ class FrameChannelTest {
     void roundTripsMessagesAndRawFrames() throws Exception {
         try (SocketChannel clientSocket = SocketChannel.open(UnixDomainSocketAddress.of(socket));
                 SocketChannel peerSocket = server.accept();
-                FrameChannel client = new FrameChannel(clientSocket, FrameChannel.DEFAULT_MAX_FRAME_BYTES);
+                FrameChannel client = new FrameChannel(clientSocket, 64 << 20);
                 FrameChannel peer = new FrameChannel(peerSocket, 1 << 20)) {
             Hello hello = Hello.newBuilder().setProtocolVersion(1).setPeerId("x").build();
             client.write(hello);
@@ -91,7 +91,7 @@ class FrameChannelTest {
         assertThrows(IllegalArgumentException.class, () -> Handshake.decodeHexToken("abc"));
         assertThrows(IllegalArgumentException.class, () -> Handshake.decodeHexToken("zz"));
 
-        try (FrameChannel client = FrameChannel.connectUnix(socket);
+        try (FrameChannel client = FrameChannel.connectUnix(socket, 1 << 20);
                 FrameChannel peer = new FrameChannel(server.accept(), 1024)) {
             Thread t = new Thread(() -> {
                 try {

@@ -97,7 +97,7 @@ class LocalClusterTest {
     /** Fake `egret local`: accepts each topology and creates its dir, as egret does. */
     private void serveSubmissions() {
         while (submitServer.isOpen()) {
-            try (FrameChannel peer = new FrameChannel(submitServer.accept(), FrameChannel.DEFAULT_MAX_FRAME_BYTES)) {
+            try (FrameChannel peer = new FrameChannel(submitServer.accept(), 64 << 20)) {
                 peer.read(Hello.parser(), FrameChannel.HELLO_MAX_BYTES);
                 peer.write(HelloReply.newBuilder().setAccepted(true).build(), FrameChannel.HELLO_MAX_BYTES);
                 Topology t = peer.read(SubmitTopologyRequest.parser()).getTopology();

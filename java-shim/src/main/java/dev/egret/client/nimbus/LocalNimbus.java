@@ -218,7 +218,7 @@ public final class LocalNimbus {
             throw new IOException("malformed token file in " + dir, e);
         }
         try (FrameChannel channel = FrameChannel.connectTcp(
-                new InetSocketAddress(host, port), FrameChannel.DEFAULT_MAX_FRAME_BYTES, timeoutMillis)) {
+                new InetSocketAddress(host, port), dev.egret.client.Submitter.CLIENT_MAX_FRAME_BYTES, timeoutMillis)) {
             Handshake.connect(channel, token, PeerRole.PEER_ROLE_CLIENT, "nimbus-client");
             channel.write(request);
             return channel.read(ClientResponse.parser());

@@ -1051,14 +1051,18 @@ public class Utils {
         return URLDecoder.decode(s, StandardCharsets.UTF_8);
     }
 
-    /** Storm's rule: a topology name is not blank and holds none of / . : \\ */
-    public static void validateTopologyName(String name) throws org.apache.storm.generated.InvalidTopologyException {
-        if (name == null || name.isBlank()) {
-            throw new org.apache.storm.generated.InvalidTopologyException("Topology name cannot be blank");
-        }
-        if (!name.matches("^[^/.:\\\\]+$")) {
-            throw new org.apache.storm.generated.InvalidTopologyException(
-                    "Topology name must be valid: '" + name + "' contains one of / . : \\");
+    /** Storm's {@code TOPOLOGY_NAME_REGEX}. */
+    private static final java.util.regex.Pattern TOPOLOGY_NAME_REGEX = java.util.regex.Pattern.compile("^[^/.:\\\\]+$");
+
+    /**
+     * Storm's public check, as Storm 2.8.3 has it (same rule, exception and message). Egret's
+     * submit path does not call it: the one rule egret applies is Rust's (it refuses the same
+     * names, and control characters too), and its refusal reaches main as this exception.
+     */
+    public static void validateTopologyName(String name) throws IllegalArgumentException {
+        if (name == null || !TOPOLOGY_NAME_REGEX.matcher(name).matches()) {
+            throw new IllegalArgumentException("Topology name '" + name
+                    + "' is not valid. It can't be null and it must match " + TOPOLOGY_NAME_REGEX);
         }
     }
 

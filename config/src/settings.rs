@@ -1,0 +1,554 @@
+//! The settings every process of a topology obeys, resolved once ("Rust
+//! resolves, Java obeys"; contracts.md, "Resolved settings").
+//!
+//! At submission [`resolve_topology`] validates the topology's name, makes
+//! every component's `parallelism` and `num_tasks` explicit, and stores the
+//! [`TopologySettings`] resolved from `config_json` in the `Topology`. The
+//! topology master, the stream managers and the instance JVMs read the stored
+//! values ([`settings_of`]) and never parse these keys again.
+//!
+//! Invariants:
+//! - the defaults of these keys live here and only here;
+//! - an integer is a JSON number, an integer-valued float or a numeric string
+//!   (Storm's `ObjectReader` habit); a boolean is `true`/`false` or the strings
+//!   `"true"`/`"false"`; anything else is an error naming the key and the value;
+//! - a stored topology without settings (written by an older egret) is an
+//!   error, never silent defaults.
+
+use egret_proto::frame::HELLO_MAX_BYTES;
+use egret_proto::v1::{Component, Topology, TopologySettings};
+use serde_json::Value;
+
+use crate::ConfigMap;
+
+pub const FRAME_MAX_BYTES: &str = "egret.frame.max.bytes";
+pub const BATCH_SIZE: &str = "egret.batch.size";
+pub const BATCH_FLUSH_MS: &str = "egret.batch.flush.ms";
+pub const INSTANCE_INBOUND_BYTES: &str = "egret.instance.inbound.bytes";
+pub const INSTANCE_OUTBOUND_BYTES: &str = "egret.instance.outbound.bytes";
+pub const HIGH_WATERMARK: &str = "egret.backpressure.high.watermark.bytes";
+pub const LOW_WATERMARK: &str = "egret.backpressure.low.watermark.bytes";
+pub const ACKER_EXECUTORS: &str = "topology.acker.executors";
+pub const MESSAGE_TIMEOUT_SECS: &str = "topology.message.timeout.secs";
+pub const ENABLE_MESSAGE_TIMEOUTS: &str = "topology.enable.message.timeouts";
+
+pub const DEFAULT_FRAME_MAX_BYTES: u32 = 64 * 1024 * 1024;
+pub const DEFAULT_BATCH_SIZE: u32 = 256;
+pub const DEFAULT_BATCH_FLUSH_MS: u32 = 5;
+pub const DEFAULT_INSTANCE_INBOUND_BYTES: u64 = 256 * 1024;
+pub const DEFAULT_INSTANCE_OUTBOUND_BYTES: u64 = 256 * 1024;
+/// Per destination: a few thousand small tuples, or a few full 64 KiB frames.
+/// The bytes queued are what a tuple waits behind, so this bounds the complete
+/// latency under load; it was 16 MiB, which held ~300 000 small tuples (seconds
+/// of queueing) and made every pending-tree table miss the caches
+/// (docs/performance.md: 512 KiB doubled throughput and cut p99 tenfold).
+pub const DEFAULT_HIGH_WATERMARK: u64 = 512 * 1024;
+pub const DEFAULT_LOW_WATERMARK: u64 = DEFAULT_HIGH_WATERMARK / 2;
+/// Storm's default `topology.message.timeout.secs`.
+pub const DEFAULT_MESSAGE_TIMEOUT_SECS: u32 = 30;
+/// The largest frame cap: the JVM's arrays are indexed by a signed 32-bit int.
+pub const MAX_FRAME_MAX_BYTES: u32 = i32::MAX as u32;
+/// The environment variable the container gives each instance JVM: the
+/// resolved frame cap, in force from the first frame after the hello (the
+/// assignment itself).
+pub const FRAME_MAX_BYTES_ENV: &str = "EGRET_FRAME_MAX_BYTES";
+
+/// Storm's rule for topology names, which also name directories here.
+pub const TOPOLOGY_NAME_RULE: &str =
+    "a topology name must be non-empty and contain none of / . : \\ nor a control character";
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SettingsError {
+    #[error("config key {key} must be {expected}, found {value}")]
+    BadValue {
+        key: &'static str,
+        expected: &'static str,
+        value: String,
+    },
+    #[error("{LOW_WATERMARK} ({low}) must be below {HIGH_WATERMARK} ({high})")]
+    LowNotBelowHigh { low: u64, high: u64 },
+    #[error("invalid topology name '{name}': {TOPOLOGY_NAME_RULE}")]
+    BadName { name: String },
+    #[error("component '{component}' has {what} {value}; it must not be negative")]
+    NegativeCount {
+        component: String,
+        what: &'static str,
+        value: i32,
+    },
+    #[error("the topology has more than {} tasks", i32::MAX)]
+    TooManyTasks,
+    #[error("the topology config is unreadable: {0}")]
+    Config(String),
+    #[error(
+        "topology '{0}' carries no resolved settings (written by an older egret?); submit it again"
+    )]
+    Missing(String),
+}
+
+/// Checks a topology name against [`TOPOLOGY_NAME_RULE`] (Storm's
+/// `^[^/.:\\]+$`, plus no control character).
+pub fn validate_topology_name(name: &str) -> Result<(), SettingsError> {
+    let bad = name.is_empty()
+        || name
+            .chars()
+            .any(|c| matches!(c, '/' | '.' | ':' | '\\') || c.is_control());
+    if bad {
+        return Err(SettingsError::BadName {
+            name: name.to_owned(),
+        });
+    }
+    Ok(())
+}
+
+/// The explicit (parallelism, num_tasks) of a component: parallelism 0 means 1,
+/// num_tasks 0 means the parallelism (the proto's "defaults to the
+/// parallelism"); a negative one is refused with the component named.
+pub fn component_counts(component: &Component) -> Result<(i32, i32), SettingsError> {
+    let negative = |what, value| SettingsError::NegativeCount {
+        component: component.id.clone(),
+        what,
+        value,
+    };
+    let parallelism = match component.parallelism {
+        0 => 1,
+        p if p < 0 => return Err(negative("parallelism", p)),
+        p => p,
+    };
+    let num_tasks = match component.num_tasks {
+        0 => parallelism,
+        n if n < 0 => return Err(negative("num_tasks", n)),
+        n => n,
+    };
+    Ok((parallelism, num_tasks))
+}
+
+/// Storm's task numbering: components sorted by id (byte order), tasks from 1
+/// consecutively, [`component_counts`]'s `num_tasks` each. Returns, in that
+/// order, each component's id and its first and last task id (last < first
+/// for none). The one numbering of the Rust side: packing and the stream
+/// managers' delivery table both use it.
+pub fn task_ranges(topology: &Topology) -> Result<Vec<(&str, i32, i32)>, SettingsError> {
+    let mut components: Vec<&Component> = topology.components.iter().collect();
+    components.sort_by(|a, b| a.id.as_bytes().cmp(b.id.as_bytes()));
+    let mut next = 1i32;
+    let mut out = Vec::with_capacity(components.len());
+    for component in components {
+        let (_, num_tasks) = component_counts(component)?;
+        let after = next
+            .checked_add(num_tasks)
+            .ok_or(SettingsError::TooManyTasks)?;
+        out.push((component.id.as_str(), next, after - 1));
+        next = after;
+    }
+    Ok(out)
+}
+
+/// Resolves the settings from a topology's merged config.
+pub fn resolve(config: &ConfigMap) -> Result<TopologySettings, SettingsError> {
+    let frame_max_bytes = int(config, FRAME_MAX_BYTES)?
+        .map(|n| {
+            in_range(
+                FRAME_MAX_BYTES,
+                n,
+                HELLO_MAX_BYTES as i64,
+                MAX_FRAME_MAX_BYTES as i64,
+                "an integer number of bytes from 4096 to 2147483647",
+            )
+        })
+        .transpose()?
+        .unwrap_or(i64::from(DEFAULT_FRAME_MAX_BYTES));
+    let batch_size = positive_u32(config, BATCH_SIZE)?.unwrap_or(DEFAULT_BATCH_SIZE);
+    let batch_flush_ms = positive_u32(config, BATCH_FLUSH_MS)?.unwrap_or(DEFAULT_BATCH_FLUSH_MS);
+    let instance_inbound_bytes =
+        positive_u64(config, INSTANCE_INBOUND_BYTES)?.unwrap_or(DEFAULT_INSTANCE_INBOUND_BYTES);
+    let instance_outbound_bytes =
+        positive_u64(config, INSTANCE_OUTBOUND_BYTES)?.unwrap_or(DEFAULT_INSTANCE_OUTBOUND_BYTES);
+    let (high_watermark_bytes, low_watermark_bytes) = watermarks(config)?;
+    let acking = match int(config, ACKER_EXECUTORS)? {
+        None => true, // Storm: null means one acker per worker.
+        Some(n) if n < 0 => {
+            return Err(bad(ACKER_EXECUTORS, "a non-negative integer", config));
+        }
+        Some(n) => n > 0,
+    };
+    let message_timeout_secs =
+        positive_u32(config, MESSAGE_TIMEOUT_SECS)?.unwrap_or(DEFAULT_MESSAGE_TIMEOUT_SECS);
+    let message_timeouts = boolean(config, ENABLE_MESSAGE_TIMEOUTS)?.unwrap_or(true);
+    Ok(TopologySettings {
+        frame_max_bytes: u32::try_from(frame_max_bytes).unwrap_or(DEFAULT_FRAME_MAX_BYTES),
+        batch_size,
+        batch_flush_ms,
+        instance_inbound_bytes,
+        instance_outbound_bytes,
+        high_watermark_bytes,
+        low_watermark_bytes,
+        acking,
+        message_timeout_secs,
+        message_timeouts,
+    })
+}
+
+/// The submission step: validates the name, makes every component's
+/// parallelism and task count explicit, and stores the resolved settings in
+/// `topology.settings`.
+pub fn resolve_topology(topology: &mut Topology) -> Result<(), SettingsError> {
+    validate_topology_name(&topology.name)?;
+    for component in &mut topology.components {
+        let (parallelism, num_tasks) = component_counts(component)?;
+        component.parallelism = parallelism;
+        component.num_tasks = num_tasks;
+    }
+    task_ranges(topology)?;
+    let config = crate::topology::config_map(topology).map_err(SettingsError::Config)?;
+    topology.settings = Some(resolve(&config)?);
+    Ok(())
+}
+
+/// The settings stored in a (submitted) topology; an error when it has none.
+pub fn settings_of(topology: &Topology) -> Result<&TopologySettings, SettingsError> {
+    topology
+        .settings
+        .as_ref()
+        .ok_or_else(|| SettingsError::Missing(topology.name.clone()))
+}
+
+/// One line, the same keys in every process (greppable: `Resolved settings:`).
+pub fn describe(s: &TopologySettings) -> String {
+    format!(
+        "{FRAME_MAX_BYTES}={} {BATCH_SIZE}={} {BATCH_FLUSH_MS}={} {INSTANCE_INBOUND_BYTES}={} \
+         {INSTANCE_OUTBOUND_BYTES}={} {HIGH_WATERMARK}={} {LOW_WATERMARK}={} acking={} \
+         {MESSAGE_TIMEOUT_SECS}={} {ENABLE_MESSAGE_TIMEOUTS}={}",
+        s.frame_max_bytes,
+        s.batch_size,
+        s.batch_flush_ms,
+        s.instance_inbound_bytes,
+        s.instance_outbound_bytes,
+        s.high_watermark_bytes,
+        s.low_watermark_bytes,
+        s.acking,
+        s.message_timeout_secs,
+        s.message_timeouts,
+    )
+}
+
+/// Either watermark defaults from the other (low = high / 2; high = 2 × low,
+/// at least the default); both default to 512 KiB / 256 KiB; high > 0 and
+/// low < high.
+fn watermarks(config: &ConfigMap) -> Result<(u64, u64), SettingsError> {
+    const WHAT: &str = "a non-negative integer number of bytes";
+    let read = |key: &'static str| -> Result<Option<u64>, SettingsError> {
+        match int(config, key)? {
+            None => Ok(None),
+            Some(n) => u64::try_from(n)
+                .map(Some)
+                .map_err(|_| bad(key, WHAT, config)),
+        }
+    };
+    let (high, low) = match (read(HIGH_WATERMARK)?, read(LOW_WATERMARK)?) {
+        (Some(high), Some(low)) => (high, low),
+        (Some(high), None) => (high, high / 2),
+        (None, Some(low)) => (low.saturating_mul(2).max(DEFAULT_HIGH_WATERMARK), low),
+        (None, None) => (DEFAULT_HIGH_WATERMARK, DEFAULT_LOW_WATERMARK),
+    };
+    if high == 0 {
+        return Err(bad(
+            HIGH_WATERMARK,
+            "a positive integer number of bytes",
+            config,
+        ));
+    }
+    if low >= high {
+        return Err(SettingsError::LowNotBelowHigh { low, high });
+    }
+    Ok((high, low))
+}
+
+fn bad(key: &'static str, expected: &'static str, config: &ConfigMap) -> SettingsError {
+    SettingsError::BadValue {
+        key,
+        expected,
+        value: config
+            .get(key)
+            .map(Value::to_string)
+            .unwrap_or_else(|| "nothing".to_owned()),
+    }
+}
+
+fn in_range(
+    key: &'static str,
+    n: i64,
+    min: i64,
+    max: i64,
+    expected: &'static str,
+) -> Result<i64, SettingsError> {
+    if (min..=max).contains(&n) {
+        Ok(n)
+    } else {
+        Err(SettingsError::BadValue {
+            key,
+            expected,
+            value: n.to_string(),
+        })
+    }
+}
+
+/// An integer setting: `None` when absent or null.
+fn int(config: &ConfigMap, key: &'static str) -> Result<Option<i64>, SettingsError> {
+    match config.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(value) => crate::as_int(value)
+            .map(Some)
+            .ok_or_else(|| bad(key, "an integer", config)),
+    }
+}
+
+fn positive_u32(config: &ConfigMap, key: &'static str) -> Result<Option<u32>, SettingsError> {
+    const WHAT: &str = "a positive integer (at most 2147483647)";
+    int(config, key)?
+        .map(|n| {
+            i32::try_from(n)
+                .ok()
+                .filter(|n| *n > 0)
+                .map(|n| n.unsigned_abs())
+                .ok_or_else(|| bad(key, WHAT, config))
+        })
+        .transpose()
+}
+
+/// Positive and at most `i64::MAX` (a Java long).
+fn positive_u64(config: &ConfigMap, key: &'static str) -> Result<Option<u64>, SettingsError> {
+    int(config, key)?
+        .map(|n| {
+            u64::try_from(n)
+                .ok()
+                .filter(|n| *n > 0)
+                .ok_or_else(|| bad(key, "a positive integer number of bytes", config))
+        })
+        .transpose()
+}
+
+fn boolean(config: &ConfigMap, key: &'static str) -> Result<Option<bool>, SettingsError> {
+    match config.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Bool(b)) => Ok(Some(*b)),
+        Some(Value::String(s)) if s.trim().eq_ignore_ascii_case("true") => Ok(Some(true)),
+        Some(Value::String(s)) if s.trim().eq_ignore_ascii_case("false") => Ok(Some(false)),
+        Some(_) => Err(bad(key, "true or false", config)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use egret_proto::v1::ComponentKind;
+    use serde_json::json;
+
+    fn config(pairs: &[(&str, Value)]) -> ConfigMap {
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), v.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn defaults_when_nothing_is_set() {
+        let s = resolve(&ConfigMap::new()).unwrap();
+        assert_eq!(
+            s,
+            TopologySettings {
+                frame_max_bytes: 64 << 20,
+                batch_size: 256,
+                batch_flush_ms: 5,
+                instance_inbound_bytes: 256 << 10,
+                instance_outbound_bytes: 256 << 10,
+                high_watermark_bytes: 512 << 10,
+                low_watermark_bytes: 256 << 10,
+                acking: true,
+                message_timeout_secs: 30,
+                message_timeouts: true,
+            }
+        );
+        let nulls: Vec<(&str, Value)> = [
+            FRAME_MAX_BYTES,
+            BATCH_SIZE,
+            ACKER_EXECUTORS,
+            ENABLE_MESSAGE_TIMEOUTS,
+        ]
+        .iter()
+        .map(|k| (*k, Value::Null))
+        .collect();
+        assert_eq!(resolve(&config(&nulls)).unwrap(), s);
+    }
+
+    #[test]
+    fn every_setting_as_a_number_or_a_string_resolves_the_same() {
+        let values: [(&str, i64); 9] = [
+            (FRAME_MAX_BYTES, 2_000_000),
+            (BATCH_SIZE, 17),
+            (BATCH_FLUSH_MS, 9),
+            (INSTANCE_INBOUND_BYTES, 300_000),
+            (INSTANCE_OUTBOUND_BYTES, 400_000),
+            (HIGH_WATERMARK, 700_000),
+            (LOW_WATERMARK, 100_000),
+            (ACKER_EXECUTORS, 0),
+            (MESSAGE_TIMEOUT_SECS, 11),
+        ];
+        let numbers: Vec<(&str, Value)> = values.iter().map(|(k, v)| (*k, json!(v))).collect();
+        let floats: Vec<(&str, Value)> =
+            values.iter().map(|(k, v)| (*k, json!(*v as f64))).collect();
+        let strings: Vec<(&str, Value)> = values
+            .iter()
+            .map(|(k, v)| (*k, json!(format!(" {v}"))))
+            .collect();
+        let mut n = config(&numbers);
+        n.insert(ENABLE_MESSAGE_TIMEOUTS.into(), json!(false));
+        let mut f = config(&floats);
+        f.insert(ENABLE_MESSAGE_TIMEOUTS.into(), json!(false));
+        let mut s = config(&strings);
+        s.insert(ENABLE_MESSAGE_TIMEOUTS.into(), json!("false"));
+        let expected = TopologySettings {
+            frame_max_bytes: 2_000_000,
+            batch_size: 17,
+            batch_flush_ms: 9,
+            instance_inbound_bytes: 300_000,
+            instance_outbound_bytes: 400_000,
+            high_watermark_bytes: 700_000,
+            low_watermark_bytes: 100_000,
+            acking: false,
+            message_timeout_secs: 11,
+            message_timeouts: false,
+        };
+        assert_eq!(resolve(&n).unwrap(), expected);
+        assert_eq!(resolve(&f).unwrap(), expected);
+        assert_eq!(resolve(&s).unwrap(), expected);
+        s.insert(ENABLE_MESSAGE_TIMEOUTS.into(), json!("TRUE"));
+        assert!(resolve(&s).unwrap().message_timeouts);
+    }
+
+    #[test]
+    fn bad_values_are_errors_naming_the_key_and_the_value() {
+        let cases: [(&str, Value); 14] = [
+            (HIGH_WATERMARK, json!(-5)),
+            (LOW_WATERMARK, json!("-1")),
+            (FRAME_MAX_BYTES, json!("lots")),
+            (FRAME_MAX_BYTES, json!(10)),
+            (FRAME_MAX_BYTES, json!(3_000_000_000u64)),
+            (BATCH_SIZE, json!(0)),
+            (BATCH_SIZE, json!(2.5)),
+            (BATCH_FLUSH_MS, json!(-1)),
+            (INSTANCE_INBOUND_BYTES, json!("0")),
+            (INSTANCE_OUTBOUND_BYTES, json!([1])),
+            (HIGH_WATERMARK, json!("many")),
+            (ACKER_EXECUTORS, json!(-2)),
+            (MESSAGE_TIMEOUT_SECS, json!("0")),
+            (ENABLE_MESSAGE_TIMEOUTS, json!("yes")),
+        ];
+        for (key, value) in cases {
+            let err = resolve(&config(&[(key, value.clone())])).unwrap_err();
+            let text = err.to_string();
+            let shown = value.to_string();
+            assert!(
+                text.contains(key) && text.contains(&shown),
+                "{key}={value}: {text}"
+            );
+        }
+    }
+
+    #[test]
+    fn watermarks_default_derive_and_validate() {
+        let kib = 1024;
+        let w = |pairs: &[(&str, Value)]| {
+            resolve(&config(pairs)).map(|s| (s.high_watermark_bytes, s.low_watermark_bytes))
+        };
+        assert_eq!(w(&[]).unwrap(), (512 * kib, 256 * kib));
+        assert_eq!(
+            w(&[(LOW_WATERMARK, json!(1000))]).unwrap(),
+            (512 * kib, 1000)
+        );
+        assert_eq!(w(&[(HIGH_WATERMARK, json!(1000))]).unwrap(), (1000, 500));
+        assert_eq!(
+            w(&[(LOW_WATERMARK, json!("20000000"))]).unwrap(),
+            (40_000_000, 20_000_000)
+        );
+        let err = w(&[(HIGH_WATERMARK, json!(1000)), (LOW_WATERMARK, json!(1000))]).unwrap_err();
+        assert_eq!(
+            err,
+            SettingsError::LowNotBelowHigh {
+                low: 1000,
+                high: 1000
+            }
+        );
+        assert!(
+            err.to_string()
+                .contains("must be below egret.backpressure.high.watermark.bytes")
+        );
+        assert!(
+            w(&[(HIGH_WATERMARK, json!(0))])
+                .unwrap_err()
+                .to_string()
+                .contains(HIGH_WATERMARK)
+        );
+    }
+
+    #[test]
+    fn names_follow_one_rule() {
+        for good in ["word-count", "a b", "x_1", "Ünïcode"] {
+            assert!(validate_topology_name(good).is_ok(), "{good}");
+        }
+        for bad in ["", "a.b", "a/b", "a:b", "a\\b", "..", "a\0b", "a\nb"] {
+            let err = validate_topology_name(bad).unwrap_err().to_string();
+            assert!(err.contains(TOPOLOGY_NAME_RULE), "{err}");
+        }
+    }
+
+    fn component(id: &str, parallelism: i32, num_tasks: i32) -> Component {
+        Component {
+            id: id.into(),
+            kind: ComponentKind::Bolt as i32,
+            parallelism,
+            num_tasks,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn resolve_topology_makes_counts_explicit_and_stores_settings() {
+        let mut t = Topology {
+            name: "t".into(),
+            config_json: r#"{"egret.batch.size": "7"}"#.into(),
+            components: vec![
+                component("b", 3, 0),
+                component("a", 0, 0),
+                component("c", 2, 5),
+            ],
+            ..Default::default()
+        };
+        resolve_topology(&mut t).unwrap();
+        let counts: Vec<_> = t
+            .components
+            .iter()
+            .map(|c| (c.id.as_str(), c.parallelism, c.num_tasks))
+            .collect();
+        assert_eq!(counts, vec![("b", 3, 3), ("a", 1, 1), ("c", 2, 5)]);
+        assert_eq!(settings_of(&t).unwrap().batch_size, 7);
+        assert_eq!(
+            task_ranges(&t).unwrap(),
+            vec![("a", 1, 1), ("b", 2, 4), ("c", 5, 9)]
+        );
+
+        let mut negative = t.clone();
+        negative.components[2].num_tasks = -1;
+        let err = resolve_topology(&mut negative).unwrap_err().to_string();
+        assert!(err.contains("'c'") && err.contains("num_tasks"), "{err}");
+
+        let mut bad_config = t.clone();
+        bad_config.config_json = r#"{"egret.batch.size": "x"}"#.into();
+        assert!(resolve_topology(&mut bad_config).is_err());
+
+        let old = Topology {
+            name: "old".into(),
+            ..Default::default()
+        };
+        assert!(settings_of(&old).unwrap_err().to_string().contains("old"));
+    }
+}
