@@ -76,6 +76,14 @@ fn submit_and_check(cluster: &Cluster, config: &Path) {
         submitted.describe()
     );
 
+    // "Submitted topology 'N' (id): C containers, E executors, T tasks."
+    let executors: usize = submitted
+        .combined()
+        .split(" executors")
+        .next()
+        .and_then(|head| head.rsplit(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no executor count: {}", submitted.describe()));
     let logs_dir = cluster.topology_dir(&name).join("logs");
     // tmaster, stmgr-1, stmgr-2 and every instance (the container and scheduler logs are not
     // processes that obey these settings).
@@ -96,7 +104,7 @@ fn submit_and_check(cluster: &Cluster, config: &Path) {
             .collect()
     };
     let logs = wait_until(
-        "the topology master, 2 stream managers and every instance to log their settings",
+        "the topology master, 2 stream managers and every instance (one per executor) to log their settings",
         Duration::from_secs(120),
         || {
             let logs = obeying();
@@ -107,7 +115,7 @@ fn submit_and_check(cluster: &Cluster, config: &Path) {
                 .filter(|(f, _)| !f.starts_with("stmgr-") && !f.starts_with("tmaster"))
                 .count();
             let all_logged = logs.iter().all(|(_, t)| t.contains("Resolved settings:"));
-            (master && managers == 2 && instances >= 3 && all_logged).then_some(logs)
+            (master && managers == 2 && instances == executors && all_logged).then_some(logs)
         },
         || cluster.describe_logs(10),
     )
