@@ -523,49 +523,9 @@ pub async fn local(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use egret_proto::v1::{Component, ComponentKind, Grouping, InputDef, StreamDef, grouping};
     use egret_state_manager::LocalCluster;
 
-    fn spout(id: &str) -> Component {
-        Component {
-            id: id.into(),
-            kind: ComponentKind::Spout as i32,
-            parallelism: 1,
-            num_tasks: 1,
-            streams: vec![StreamDef {
-                id: "default".into(),
-                fields: vec!["word".into()],
-                direct: false,
-            }],
-            ..Default::default()
-        }
-    }
-
-    fn bolt(id: &str, from: &str, stream: &str) -> Component {
-        Component {
-            id: id.into(),
-            kind: ComponentKind::Bolt as i32,
-            parallelism: 1,
-            num_tasks: 1,
-            inputs: vec![InputDef {
-                component: from.into(),
-                stream: stream.into(),
-                grouping: Some(Grouping {
-                    kind: Some(grouping::Kind::Shuffle(Default::default())),
-                }),
-            }],
-            ..Default::default()
-        }
-    }
-
-    fn topology(name: &str, components: Vec<Component>) -> Topology {
-        Topology {
-            name: name.into(),
-            config_json: "{}".into(),
-            components,
-            ..Default::default()
-        }
-    }
+    use egret_submitter::fixtures::{bolt, spout, topology};
 
     #[test]
     fn the_submission_states_the_delivery_mode() {

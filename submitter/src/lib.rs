@@ -261,12 +261,15 @@ fn spawn_scheduler(executable: &Path, dir: &TopologyDir) -> std::io::Result<()> 
     Ok(())
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use egret_proto::v1::{Component, Grouping, InputDef, StreamDef, grouping};
+/// Small topologies for tests of submission (here and in the `egret` command's
+/// tests, through the `test-fixtures` feature).
+#[cfg(any(test, feature = "test-fixtures"))]
+pub mod fixtures {
+    use egret_proto::v1::{
+        Component, ComponentKind, Grouping, InputDef, StreamDef, Topology, grouping,
+    };
 
-    pub(crate) fn spout(id: &str) -> Component {
+    pub fn spout(id: &str) -> Component {
         Component {
             id: id.into(),
             kind: ComponentKind::Spout as i32,
@@ -281,7 +284,7 @@ mod tests {
         }
     }
 
-    fn bolt(id: &str, from: &str, stream: &str) -> Component {
+    pub fn bolt(id: &str, from: &str, stream: &str) -> Component {
         Component {
             id: id.into(),
             kind: ComponentKind::Bolt as i32,
@@ -298,7 +301,7 @@ mod tests {
         }
     }
 
-    pub(crate) fn topology(name: &str, components: Vec<Component>) -> Topology {
+    pub fn topology(name: &str, components: Vec<Component>) -> Topology {
         Topology {
             name: name.into(),
             config_json: "{}".into(),
@@ -306,6 +309,13 @@ mod tests {
             ..Default::default()
         }
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    use crate::fixtures::{bolt, spout, topology};
 
     #[test]
     fn validation_names_the_problem() {
