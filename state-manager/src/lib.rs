@@ -41,6 +41,8 @@ pub enum StateError {
     NameInUse(String),
     #[error("no topology named '{0}' is running on this cluster")]
     NoSuchTopology(String),
+    #[error("refusing the socket directory {path}: {problem}")]
+    UnsafeSocketDir { path: PathBuf, problem: String },
 }
 
 fn io_err<'a>(
@@ -178,6 +180,42 @@ impl TopologyDir {
         let digest = Sha256::digest(self.dir.as_os_str().as_encoded_bytes());
         let hex: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
         PathBuf::from(format!("/tmp/egret-{hex}"))
+    }
+
+    /// Creates [`Self::socket_dir`] for this user alone, or checks the one that
+    /// is there: a real directory (not a link), owned by this process's user,
+    /// with no access for group or others. A directory of ours with looser
+    /// permissions is narrowed to 0700; anything else is refused, naming the
+    /// path and the problem (the `/tmp` fallback has a predictable name, so
+    /// another user could have made it first).
+    pub fn create_socket_dir(&self) -> Result<PathBuf, StateError> {
+        use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+        let path = self.socket_dir();
+        match fs::DirBuilder::new().mode(0o700).create(&path) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(io_err("create", &path)(e)),
+        }
+        let meta = fs::symlink_metadata(&path).map_err(io_err("inspect", &path))?;
+        let unsafe_dir = |problem: String| StateError::UnsafeSocketDir {
+            path: path.clone(),
+            problem,
+        };
+        if !meta.file_type().is_dir() {
+            return Err(unsafe_dir("it is not a directory".to_owned()));
+        }
+        let me = nix::unistd::geteuid().as_raw();
+        if meta.uid() != me {
+            return Err(unsafe_dir(format!(
+                "it is owned by uid {}, not by this user (uid {me})",
+                meta.uid()
+            )));
+        }
+        if meta.mode() & 0o077 != 0 {
+            fs::set_permissions(&path, fs::Permissions::from_mode(0o700))
+                .map_err(io_err("restrict to its owner", &path))?;
+        }
+        Ok(path)
     }
 
     pub fn stream_manager_socket(&self, container_index: i32) -> PathBuf {
@@ -345,6 +383,36 @@ mod tests {
         let sock = long.stream_manager_socket(12);
         assert!(sock.to_string_lossy().starts_with("/tmp/egret-"));
         assert!(sock.as_os_str().len() < 107);
+    }
+
+    #[test]
+    fn the_socket_dir_is_its_owners_alone() {
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = TopologyDir::new(tmp.path());
+        let sock = dir.create_socket_dir().unwrap();
+        assert_eq!(sock, tmp.path().join("sock"));
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().mode() & 0o777;
+        assert_eq!(mode(&sock), 0o700);
+        // One of ours with looser permissions is narrowed.
+        std::fs::set_permissions(&sock, std::fs::Permissions::from_mode(0o777)).unwrap();
+        dir.create_socket_dir().unwrap();
+        assert_eq!(mode(&sock), 0o700);
+        // A link (to a directory someone else chose) is refused.
+        std::fs::remove_dir(&sock).unwrap();
+        let elsewhere = tmp.path().join("elsewhere");
+        std::fs::create_dir(&elsewhere).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, &sock).unwrap();
+        let err = dir.create_socket_dir().unwrap_err().to_string();
+        assert!(err.contains("not a directory") && err.contains("sock"), "{err}");
+        // A directory of another user is refused (needs root to make one).
+        std::fs::remove_file(&sock).unwrap();
+        std::fs::create_dir(&sock).unwrap();
+        if nix::unistd::geteuid().is_root() {
+            nix::unistd::chown(&sock, Some(nix::unistd::Uid::from_raw(65534)), None).unwrap();
+            let err = dir.create_socket_dir().unwrap_err().to_string();
+            assert!(err.contains("owned by uid 65534"), "{err}");
+        }
     }
 
     #[test]

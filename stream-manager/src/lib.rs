@@ -245,9 +245,7 @@ pub async fn run(options: StreamManagerOptions) -> Result<(), StreamManagerError
     }
 
     // Listeners first: their addresses are what we register.
-    let socket_dir = dir.socket_dir();
-    std::fs::create_dir_all(&socket_dir)
-        .map_err(io_error("create", socket_dir.display().to_string()))?;
+    dir.create_socket_dir()?;
     let socket = dir.stream_manager_socket(index);
     match std::fs::remove_file(&socket) {
         Ok(()) => info!(path = %socket.display(), "Removed a stale instance socket."),
