@@ -158,7 +158,7 @@ pub struct MasterRegistration {
 #[derive(Debug)]
 pub(crate) enum Registration {
     Local(LocalRegistration),
-    ZooKeeper(ZkRegistration),
+    ZooKeeper(Box<ZkRegistration>),
 }
 
 impl MasterRegistration {

@@ -368,11 +368,11 @@ impl StateManager for ZkStateManager {
                     return Ok(MasterRegistration::new(
                         name,
                         location,
-                        Registration::ZooKeeper(ZkRegistration {
+                        Registration::ZooKeeper(Box::new(ZkRegistration {
                             manager: self.clone(),
                             path,
                             version: stat.version,
-                        }),
+                        })),
                     ));
                 }
                 Err(zk::Error::NodeExists) => {}

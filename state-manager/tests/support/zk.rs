@@ -11,6 +11,9 @@ use std::time::{Duration, Instant};
 
 /// Debian's ZooKeeper jar; its manifest's Class-Path names its dependencies.
 pub const ZOOKEEPER_JAR: &str = "/usr/share/java/zookeeper.jar";
+/// slf4j's simple binding (Debian's libslf4j-java, which ZooKeeper needs), so
+/// that the server's log says something when it fails; left out when missing.
+const SLF4J_SIMPLE: &str = "/usr/share/java/slf4j-simple.jar";
 /// How long a server may take to answer.
 const START_TIMEOUT: Duration = Duration::from_secs(60);
 /// A short tick so that sessions may be short (the minimum is 2 ticks).
@@ -28,6 +31,14 @@ fn free_port() -> u16 {
         .and_then(|l| l.local_addr())
         .map(|a| a.port())
         .expect("no free loopback port")
+}
+
+fn classpath() -> String {
+    if Path::new(SLF4J_SIMPLE).is_file() {
+        format!("{ZOOKEEPER_JAR}:{SLF4J_SIMPLE}")
+    } else {
+        ZOOKEEPER_JAR.to_owned()
+    }
 }
 
 fn java() -> PathBuf {
@@ -70,7 +81,7 @@ impl ZkServer {
             .arg("-Dzookeeper.admin.enableServer=false")
             .arg("-Dzookeeper.jmx.log4j.disable=true")
             .arg("-cp")
-            .arg(ZOOKEEPER_JAR)
+            .arg(classpath())
             .arg("org.apache.zookeeper.server.ZooKeeperServerMain")
             .arg(&cfg)
             .stdin(Stdio::null())
