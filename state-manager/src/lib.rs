@@ -26,7 +26,7 @@ use sha2::{Digest, Sha256};
 
 mod local_backend;
 pub mod manager;
-mod zk;
+pub mod zk;
 
 pub use local_backend::LocalStateManager;
 pub use manager::{Backend, MasterRegistration, MasterWatch, StateManager, StateManagerError};

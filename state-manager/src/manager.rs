@@ -57,6 +57,16 @@ pub enum StateManagerError {
         path: String,
         timeout: Duration,
     },
+    #[error(
+        "ZooKeeper at {servers}: cannot write {path}: {bytes} bytes is more than a node holds \
+         ({limit} bytes; the server's jute.maxbuffer)"
+    )]
+    NodeTooLarge {
+        servers: String,
+        path: String,
+        bytes: usize,
+        limit: usize,
+    },
     #[error("{location} does not hold a valid {what}: {detail}")]
     Corrupt {
         location: String,

@@ -63,7 +63,14 @@ pub struct ZkOptions {
     pub connect_timeout: Duration,
     /// How long one operation waits for its answer.
     pub operation_timeout: Duration,
+    /// The largest data written to a node. A server drops the connection of a
+    /// request larger than its `jute.maxbuffer` (default 1 MiB less one byte,
+    /// path and headers included), so a larger one is refused here, clearly.
+    pub max_node_bytes: usize,
 }
+
+/// ZooKeeper's default `jute.maxbuffer` less room for a request's path and headers.
+pub const DEFAULT_MAX_NODE_BYTES: usize = 1024 * 1024 - 4096;
 
 impl Default for ZkOptions {
     fn default() -> Self {
@@ -71,6 +78,7 @@ impl Default for ZkOptions {
             session_timeout: Duration::from_secs(10),
             connect_timeout: Duration::from_secs(10),
             operation_timeout: Duration::from_secs(10),
+            max_node_bytes: DEFAULT_MAX_NODE_BYTES,
         }
     }
 }
@@ -186,6 +194,14 @@ impl ZkStateManager {
     /// Creates or replaces a persistent node's data.
     async fn put(&self, parent: &str, name: &str, data: &[u8]) -> Result<(), StateManagerError> {
         let path = self.node(parent, name)?;
+        if data.len() > self.options.max_node_bytes {
+            return Err(StateManagerError::NodeTooLarge {
+                servers: self.servers.clone(),
+                path,
+                bytes: data.len(),
+                limit: self.options.max_node_bytes,
+            });
+        }
         for _ in 0..3 {
             match self
                 .op_raw("write", &path, self.client.set_data(&path, data, None))

@@ -78,3 +78,43 @@ async fn a_dropped_registration_frees_the_master() {
     let _again = sm.register_master("d", addr(7603)).await.unwrap();
     assert_eq!(sm.master_location("d").await.unwrap(), Some(addr(7603)));
 }
+
+/// The environment variable that turns `child_master` into a master process.
+const CHILD_DIR: &str = "EGRET_TEST_LOCAL_CHILD_DIR";
+
+/// Not a test of its own: the master process of
+/// `a_killed_master_process_frees_the_master`, run by it as a child.
+#[tokio::test]
+#[ignore = "run as a child process by a_killed_master_process_frees_the_master"]
+async fn child_master() {
+    let Ok(dir) = std::env::var(CHILD_DIR) else {
+        return;
+    };
+    let sm = local(std::path::Path::new(&dir));
+    let _registration = sm.register_master("crash", addr(7801)).await.unwrap();
+    tokio::time::sleep(Duration::from_secs(600)).await;
+}
+
+/// A master process killed with SIGKILL holds no lock any more: the watch
+/// sees no master and another registers.
+#[tokio::test]
+async fn a_killed_master_process_frees_the_master() {
+    let tmp = tempfile::tempdir().unwrap();
+    let sm = local(tmp.path());
+    let mut watch = sm.watch_master("crash").await.unwrap();
+    let mut command = std::process::Command::new(std::env::current_exe().unwrap());
+    egret_supervisor::set_parent_death_signal(&mut command);
+    let mut child = command
+        .args(["--exact", "child_master", "--ignored", "--nocapture"])
+        .env(CHILD_DIR, tmp.path())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    assert_eq!(next(&mut watch).await, Some(addr(7801)));
+    assert!(sm.register_master("crash", addr(7802)).await.is_err());
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(next(&mut watch).await, None);
+    let _new = sm.register_master("crash", addr(7802)).await.unwrap();
+    assert_eq!(next(&mut watch).await, Some(addr(7802)));
+}

@@ -24,6 +24,7 @@ fn options() -> ZkOptions {
         session_timeout: Duration::from_secs(2),
         connect_timeout: Duration::from_secs(5),
         operation_timeout: Duration::from_secs(3),
+        ..ZkOptions::default()
     }
 }
 
@@ -119,7 +120,7 @@ async fn a_closed_session_frees_the_master_for_a_takeover() {
 /// Not a test of its own: the master process of `a_killed_master_expires`,
 /// run by it as a child (it does nothing without the environment variable).
 #[tokio::test]
-#[ignore = "run as a child process by a_killed_master_expires"]
+#[ignore = "run as a child process by a_killed_master_expires_and_is_replaced"]
 async fn child_master() {
     let Ok(servers) = std::env::var(CHILD_SERVERS) else {
         return;
@@ -139,7 +140,9 @@ async fn a_killed_master_expires_and_is_replaced() {
     let server = ZkServer::start().await;
     let follower = connect(&server, "/egret").await;
     let mut watch = follower.watch_master("crash").await.unwrap();
-    let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+    let mut command = std::process::Command::new(std::env::current_exe().unwrap());
+    egret_supervisor::set_parent_death_signal(&mut command);
+    let mut child = command
         .args(["--exact", "child_master", "--ignored", "--nocapture"])
         .env(CHILD_SERVERS, server.servers())
         .stdout(std::process::Stdio::null())
@@ -242,4 +245,63 @@ async fn a_server_gone_under_a_client_is_an_error_naming_servers_and_node() {
     );
     assert!(err.contains(&server.servers()), "{err}");
     assert!(err.contains("/egret/topologies/gone"), "{err}");
+}
+
+/// The backend chosen by the resolved configuration works on the server.
+#[tokio::test]
+async fn the_configured_backend_opens_and_dispatches() {
+    use egret_config::state::{
+        STATE_MANAGER, StateManagerConfig, ZOOKEEPER_ROOT, ZOOKEEPER_SERVERS,
+    };
+    use egret_state_manager::Backend;
+    let server = ZkServer::start().await;
+    let mut config = egret_config::ConfigMap::new();
+    config.insert(STATE_MANAGER.into(), "zookeeper".into());
+    config.insert(ZOOKEEPER_SERVERS.into(), server.servers().into());
+    config.insert(ZOOKEEPER_ROOT.into(), "/configured".into());
+    let resolved = StateManagerConfig::resolve(&config).unwrap();
+    let backend = Backend::open(&resolved).await.unwrap();
+    assert!(matches!(backend, Backend::ZooKeeper(_)));
+    backend
+        .put_topology(&topology("cfg", "cfg-1-1"))
+        .await
+        .unwrap();
+    let direct = connect(&server, "/configured").await;
+    assert_eq!(
+        direct.get_topology("cfg").await.unwrap(),
+        Some(topology("cfg", "cfg-1-1"))
+    );
+    let registration = backend.register_master("cfg", addr(7701)).await.unwrap();
+    assert_eq!(
+        direct.master_location("cfg").await.unwrap(),
+        Some(addr(7701))
+    );
+    registration.release().await.unwrap();
+}
+
+/// A topology beyond ZooKeeper's node size limit is refused with an error
+/// naming the node, in bounded time, and the session goes on.
+#[tokio::test]
+async fn an_oversized_topology_is_an_error_naming_the_node() {
+    let server = ZkServer::start().await;
+    let sm = connect(&server, "/egret").await;
+    let mut big = topology("big", "big-1-1");
+    big.config_json = format!("{{\"x\":\"{}\"}}", "y".repeat(2 * 1024 * 1024));
+    let started = Instant::now();
+    let err = sm.put_topology(&big).await.unwrap_err().to_string();
+    assert!(
+        started.elapsed() < Duration::from_secs(8),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(err.contains("/egret/topologies/big"), "{err}");
+    assert!(err.contains("jute.maxbuffer"), "{err}");
+    // Just below the limit is written (the server takes it).
+    let mut fits = topology("fits", "fits-1-1");
+    fits.config_json = "y".repeat(egret_state_manager::zk::DEFAULT_MAX_NODE_BYTES - 64);
+    sm.put_topology(&fits).await.unwrap();
+    assert_eq!(sm.get_topology("fits").await.unwrap(), Some(fits));
+    sm.put_topology(&topology("small", "small-1-1"))
+        .await
+        .unwrap();
 }
