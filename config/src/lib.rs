@@ -15,6 +15,7 @@
 //! - every error names the file (and line when known) or the option at fault.
 
 pub mod settings;
+pub mod state;
 pub mod topology;
 
 use std::path::{Path, PathBuf};

@@ -1,5 +1,10 @@
-//! The local state manager: a directory per topology (see
-//! `docs/internals/contracts.md`, "State directory").
+//! The state managers. This file: the local directory a topology's processes
+//! use today, one directory per topology (see `docs/internals/contracts.md`,
+//! "State directory"). [`manager`]: the [`StateManager`] trait over the
+//! cluster-wide state (plans, the topology master's registration), with a
+//! local backend ([`LocalStateManager`]) and a ZooKeeper one
+//! ([`ZkStateManager`]); no process uses the trait yet (contracts.md, "State
+//! manager").
 //!
 //! Invariants:
 //! - every file another process may read while it is being written is written
@@ -18,6 +23,14 @@ use egret_proto::Token;
 use egret_proto::v1::{PackingPlan, PhysicalPlan, Topology};
 use prost::Message;
 use sha2::{Digest, Sha256};
+
+mod local_backend;
+pub mod manager;
+pub mod zk;
+
+pub use local_backend::LocalStateManager;
+pub use manager::{Backend, MasterRegistration, MasterWatch, StateManager, StateManagerError};
+pub use zk::{ZkOptions, ZkStateManager};
 
 /// Longest socket path we accept under the topology dir (the kernel's limit is 107).
 const MAX_SOCKET_PATH: usize = 100;
@@ -73,6 +86,12 @@ impl LocalCluster {
 
     fn topologies(&self) -> PathBuf {
         self.root.join("topologies")
+    }
+
+    /// The directory a topology named `name` has or would have (it may not
+    /// exist). The caller has checked the name.
+    pub fn topology_dir(&self, name: &str) -> TopologyDir {
+        TopologyDir::new(self.topologies().join(name))
     }
 
     /// The directory of a running topology, if there is one by that name.
@@ -404,7 +423,10 @@ mod tests {
         std::fs::create_dir(&elsewhere).unwrap();
         std::os::unix::fs::symlink(&elsewhere, &sock).unwrap();
         let err = dir.create_socket_dir().unwrap_err().to_string();
-        assert!(err.contains("not a directory") && err.contains("sock"), "{err}");
+        assert!(
+            err.contains("not a directory") && err.contains("sock"),
+            "{err}"
+        );
         // A directory of another user is refused (needs root to make one).
         std::fs::remove_file(&sock).unwrap();
         std::fs::create_dir(&sock).unwrap();
