@@ -35,8 +35,11 @@ type Seen = BTreeMap<i32, (String, Vec<String>)>;
 
 fn sample(cluster: &Cluster, seen: &mut Seen) {
     let mut note = |pid: i32, what: String| {
+        // The latest sighting wins: a child the container has forked but not
+        // yet exec'd still shows the container's argv, and is seen as the
+        // instance JVM it becomes at the next sample.
         if let Some(args) = process_args(pid) {
-            seen.entry(pid).or_insert((what, args));
+            seen.insert(pid, (what, args));
         }
     };
     for role in ["scheduler", "tmaster", "container", "stmgr"] {
