@@ -620,6 +620,10 @@ public class Conformance {
                 causes.add("and " + more + " more");
             }
             notes.addAll(causes);
+            if (causes.isEmpty() && r.loadFailure == null) {
+                r.cases.stream().filter(t -> t.detail != null && !t.status.equals("skipped")).findFirst()
+                        .ifPresent(t -> notes.add("e.g. `" + shorten(firstLine(t.detail), 140).replace("`", "'") + "`"));
+            }
             int[] ref = REFERENCE.get(r.cls);
             b.append(String.format("| `%s` | %s | %d | %d | %d | %d | %s | %s | %s |%n",
                     packageOf(r.cls), simpleName(r.cls), r.passed(),
@@ -636,6 +640,7 @@ public class Conformance {
             if (r.loadFailure != null) {
                 String key = r.notes.get(0);
                 classesBy.computeIfAbsent(key, k -> new TreeSet<>()).add(simpleName(r.cls));
+                testsBy.merge(key, countedTotal(r), Integer::sum);
             }
             for (TestCase tc : r.cases) {
                 if (tc.detail == null) continue;
@@ -648,7 +653,7 @@ public class Conformance {
         if (!classesBy.isEmpty()) {
             b.append("\n## What the failures point at\n\n");
             b.append("Each missing class or member, or unsupported operation, named by a failure; the classes whose tests name it\n");
-            b.append("(\"does not load\" ones included) and how many tests. Most tests first.\n\n");
+            b.append("(\"does not load\" ones included, with all their tests on Storm) and how many tests. Most tests first.\n\n");
             b.append("| cause | tests | classes |\n|---|---|---|\n");
             List<String> keys = new ArrayList<>(classesBy.keySet());
             keys.sort(Comparator.comparing((String k) -> -testsBy.getOrDefault(k, 0))
@@ -815,6 +820,13 @@ public class Conformance {
     }
 
     static String simpleName(String cls) { return cls.substring(cls.lastIndexOf('.') + 1); }
+
+    /** "type: message" of a report's failure text, on one line. */
+    static String firstLine(String detail) {
+        String line = detail.lines().findFirst().orElse("");
+        if (line.endsWith(": ")) line = line.substring(0, line.length() - 2);
+        return line.replaceAll("\\s+", " ");
+    }
 
     static String shorten(String s, int max) {
         s = s.strip();
