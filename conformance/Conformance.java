@@ -382,7 +382,21 @@ public class Conformance {
             p.waitFor(10, TimeUnit.SECONDS);
         }
         long secs = (System.nanoTime() - t0) / 1_000_000_000L;
-        boolean reported = Files.exists(reports.resolve("TEST-junit-jupiter.xml"));
+        // The report counts only when the JVM ended by itself and JUnit's XML is whole (a killed
+        // JVM can leave it half written).
+        Map<String, List<TestCase>> cases = new HashMap<>();
+        boolean reported = done && Files.exists(reports.resolve("TEST-junit-jupiter.xml"));
+        if (reported) {
+            try (Stream<Path> s = Files.list(reports)) {
+                for (Path xml : s.filter(f -> f.getFileName().toString().matches("TEST-.*\\.xml")).toList()) {
+                    parseXml(xml, cases);
+                }
+            } catch (Exception e) {
+                warn(reports + ": unreadable JUnit report (" + e + ")");
+                cases.clear();
+                reported = false;
+            }
+        }
         if (!reported && classes.size() > 1) {
             // A test ended or hung the JVM before JUnit wrote the report: run each class alone,
             // so only the class that did it loses its results.
@@ -392,25 +406,18 @@ public class Conformance {
             for (String cls : classes) runBatch(name + "-" + simpleName(cls), List.of(cls), classpath, results, storm);
             return;
         }
-        Map<String, List<TestCase>> cases = new HashMap<>();
-        try (Stream<Path> s = Files.list(reports)) {
-            for (Path xml : s.filter(f -> f.getFileName().toString().matches("TEST-.*\\.xml")).toList()) {
-                parseXml(xml, cases);
-            }
-        }
         System.out.printf("conformance: %-45s %3d class(es) %4d s%s%n", name, classes.size(), secs,
                 !done ? "  (killed after " + jvmTimeoutSecs + " s)"
                         : !reported ? "  (the JVM exited with " + p.exitValue() + " before its report)" : "");
         for (String cls : classes) {
             ClassResult r = results.get(cls);
             r.cases = cases.getOrDefault(cls, List.of());
-            if (!done && r.cases.isEmpty()) r.notes.add("its JVM was killed after " + jvmTimeoutSecs + " s");
             if (!reported && classes.size() == 1) {
                 // No XML: what the console's test feed printed before the JVM ended.
                 r.cases = fromTestFeed(log);
                 TestCase last = r.cases.stream().filter(t -> t.status.equals("started")).findFirst().orElse(null);
                 r.cases.forEach(t -> { if (t.status.equals("started")) t.status = "error"; });
-                r.notes.add((done ? "a test ended the JVM (exit code " + p.exitValue() + ")" : "the JVM was killed")
+                r.notes.add((done ? "a test ended the JVM (exit code " + p.exitValue() + ")" : "the JVM was killed after " + jvmTimeoutSecs + " s")
                         + (last != null ? " in `" + last.name + "`" : "")
                         + "; counted from the console's test feed (failures are counted as errors)");
             }
