@@ -170,8 +170,10 @@ public class Conformance {
         StormJar storm = new StormJar(stormJar());
         Map<String, ClassResult> results = new TreeMap<>();
         List<String> runnable = new ArrayList<>();
+        ZipFile testsZip = new ZipFile(testsJar().toFile());
         for (String cls : selected) {
             ClassResult r = new ClassResult(cls);
+            r.nonPublic = storm.nonPublicRefs(testsZip, cls);
             results.put(cls, r);
             String missing = linkCheck(cls, loader);
             if (missing != null) {
@@ -671,6 +673,19 @@ public class Conformance {
             }
         }
 
+        b.append("\n## Non-public details the tests rely on\n\n");
+        b.append("The storm-client classes and members each test class refers to (read from its bytecode) that are neither\n");
+        b.append("public nor protected in Storm: package-private unless marked private (the JVM lets a class of the same\n");
+        b.append("package reach package-private ones, since the tests sit in Storm's packages). The shim has to match these\n");
+        b.append("details for such a test to pass, which Storm's public API does not ask of it.\n\n");
+        b.append("| class | non-public in Storm |\n|---|---|\n");
+        for (ClassResult r : results.values()) {
+            if (r.nonPublic.isEmpty()) continue;
+            b.append(String.format("| %s | %s |%n", simpleName(r.cls),
+                    r.nonPublic.stream().map(m -> "`" + m.replace(" (private)", "") + "`" + (m.endsWith(" (private)") ? " (private)" : ""))
+                            .collect(Collectors.joining(", "))));
+        }
+
         b.append("\n## Out of scope\n\n");
         b.append("Test classes of the jar not run, each with its reason (`conformance/out-of-scope.txt`).\n\n");
         b.append("| class | reason |\n|---|---|\n");
@@ -706,6 +721,7 @@ public class Conformance {
         String loadFailure;
         final List<String> notes = new ArrayList<>();
         final LinkedHashSet<String> causes = new LinkedHashSet<>();
+        Set<String> nonPublic = Set.of();
 
         ClassResult(String cls) { this.cls = cls; }
 
@@ -754,6 +770,39 @@ public class Conformance {
             return flags.stream().allMatch(a -> (a & 0x0005) == 0);
         }
 
+        /**
+         * The storm-client classes and members a test class (its nested classes included, read from
+         * the tests jar) refers to that are neither public nor protected in Storm.
+         */
+        Set<String> nonPublicRefs(ZipFile tests, String testClass) throws IOException {
+            Set<String> out = new TreeSet<>();
+            String prefix = testClass.replace('.', '/');
+            for (ZipEntry e : Collections.list(tests.entries())) {
+                String n = e.getName();
+                if (!n.equals(prefix + ".class") && !(n.startsWith(prefix + "$") && n.endsWith(".class"))) continue;
+                ClassInfo test;
+                try (InputStream in = tests.getInputStream(e)) {
+                    test = ClassInfo.parse(in.readAllBytes());
+                }
+                for (String[] ref : test.refs) {
+                    String owner = ref[1];
+                    if (owner == null || owner.startsWith("[") || !owner.startsWith("org/apache/storm/")) continue;
+                    ClassInfo target = info(owner.replace('/', '.'));
+                    if (target == null) continue; // not storm-client's (a test class, or a shaded library)
+                    String shortOwner = owner.substring(owner.lastIndexOf('/') + 1);
+                    if (ref[0].equals("7")) {
+                        if ((target.access & 0x0001) == 0) out.add("class " + shortOwner);
+                        continue;
+                    }
+                    Integer access = target.byDescriptor.get(ref[2] + ref[3]);
+                    if (access == null || (access & 0x0005) != 0) continue;
+                    String what = shortOwner + "." + ref[2] + (ref[0].equals("9") ? "" : "()");
+                    out.add(what + ((access & 0x0002) != 0 ? " (private)" : ""));
+                }
+            }
+            return out;
+        }
+
         /** "Owner.field` (non-public in Storm)"-style text for a field of that name in the package, or null. */
         String findField(String pkg, String field) {
             String prefix = pkg.replace('.', '/') + "/";
@@ -775,6 +824,10 @@ public class Conformance {
         int access;
         final Map<String, List<Integer>> fields = new HashMap<>();
         final Map<String, List<Integer>> methods = new HashMap<>();
+        /** name + descriptor -> access, fields and methods. */
+        final Map<String, Integer> byDescriptor = new HashMap<>();
+        /** The member references of the class's constant pool: {kind (9 field, 10/11 method, 7 class), owner, name, descriptor}. */
+        final List<String[]> refs = new ArrayList<>();
 
         static ClassInfo parse(byte[] bytes) throws IOException {
             DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes));
@@ -783,19 +836,29 @@ public class Conformance {
             in.readUnsignedShort();
             int n = in.readUnsignedShort();
             String[] utf8 = new String[n];
+            int[] tags = new int[n], a1 = new int[n], a2 = new int[n];
             for (int i = 1; i < n; i++) {
                 int tag = in.readUnsignedByte();
+                tags[i] = tag;
                 switch (tag) {
                     case 1 -> utf8[i] = in.readUTF();
                     case 3, 4 -> in.readInt();
                     case 5, 6 -> { in.readLong(); i++; }
-                    case 7, 8, 16, 19, 20 -> in.readUnsignedShort();
-                    case 9, 10, 11, 12, 17, 18 -> { in.readUnsignedShort(); in.readUnsignedShort(); }
+                    case 7, 8, 16, 19, 20 -> a1[i] = in.readUnsignedShort();
+                    case 9, 10, 11, 12, 17, 18 -> { a1[i] = in.readUnsignedShort(); a2[i] = in.readUnsignedShort(); }
                     case 15 -> { in.readUnsignedByte(); in.readUnsignedShort(); }
                     default -> throw new IOException("constant pool tag " + tag);
                 }
             }
             ClassInfo info = new ClassInfo();
+            for (int i = 1; i < n; i++) {
+                if (tags[i] == 7) {
+                    info.refs.add(new String[] {"7", utf8[a1[i]], null, null});
+                } else if (tags[i] == 9 || tags[i] == 10 || tags[i] == 11) {
+                    int nat = a2[i];
+                    info.refs.add(new String[] {String.valueOf(tags[i]), utf8[a1[a1[i]]], utf8[a1[nat]], utf8[a2[nat]]});
+                }
+            }
             info.access = in.readUnsignedShort();
             in.readUnsignedShort();
             in.readUnsignedShort();
@@ -806,7 +869,8 @@ public class Conformance {
                 for (int i = 0; i < count; i++) {
                     int access = in.readUnsignedShort();
                     String name = utf8[in.readUnsignedShort()];
-                    in.readUnsignedShort();
+                    String desc = utf8[in.readUnsignedShort()];
+                    info.byDescriptor.put(name + desc, access);
                     int attrs = in.readUnsignedShort();
                     for (int a = 0; a < attrs; a++) {
                         in.readUnsignedShort();
