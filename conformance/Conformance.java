@@ -188,7 +188,7 @@ public class Conformance {
         // 4. Run, one JVM per package.
         deleteTree(work);
         Files.createDirectories(work);
-        String classpath = cp.stream().map(Path::toString).collect(Collectors.joining(File.pathSeparator));
+        String classpath = cp.stream().map(p -> p.toAbsolutePath().toString()).collect(Collectors.joining(File.pathSeparator));
         Map<String, List<String>> byPackage = new TreeMap<>();
         for (String cls : runnable) byPackage.computeIfAbsent(packageOf(cls), k -> new ArrayList<>()).add(cls);
         long start = System.nanoTime();
@@ -370,11 +370,14 @@ public class Conformance {
                 "-cp", classpath,
                 "org.junit.platform.console.ConsoleLauncher", "execute",
                 "--disable-banner", "--disable-ansi-colors", "--details=testfeed",
-                "--reports-dir=" + reports,
+                "--reports-dir=" + reports.toAbsolutePath(),
                 "--config=junit.jupiter.execution.timeout.default=" + testTimeout));
         for (String tag : EXCLUDED_TAGS) cmd.add("--exclude-tag=" + tag);
         for (String cls : classes) cmd.add("--select-class=" + cls);
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
+        // Run in the work directory: what the tests (and Mockito's agent attach) leave in the
+        // working directory stays there.
+        ProcessBuilder pb = new ProcessBuilder(cmd).directory(work.toAbsolutePath().toFile())
+                .redirectErrorStream(true).redirectOutput(log.toAbsolutePath().toFile());
         long t0 = System.nanoTime();
         Process p = pb.start();
         boolean done = p.waitFor(jvmTimeoutSecs, TimeUnit.SECONDS);
