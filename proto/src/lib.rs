@@ -16,3 +16,9 @@ pub use handshake::{HandshakeError, Token};
 
 /// The protocol version this build speaks (`ProtocolVersion::Current`).
 pub const PROTOCOL_VERSION: u32 = v1::ProtocolVersion::Current as u32;
+
+/// The exit code of `egret tmaster` once its topology was killed (contracts.md,
+/// "Processes"): the scheduler then stops the topology instead of restarting the
+/// master. Distinct from 1 (an error), 2 (a usage error) and 101 (a panic). A
+/// contract between two processes, so it lives here with the wire's others.
+pub const EXIT_TOPOLOGY_KILLED: u8 = 3;

@@ -24,9 +24,9 @@ pub mod packing;
 use std::future::Future;
 use std::path::{Path, PathBuf};
 
+pub use egret_proto::EXIT_TOPOLOGY_KILLED;
 use egret_proto::v1::PackingPlan;
 use egret_state_manager::{LocalCluster, StateError, TopologyDir};
-pub use egret_topology_master::EXIT_TOPOLOGY_KILLED;
 
 use egret_supervisor::{self as process, ChildSpec, RestartPolicy, Supervisor};
 

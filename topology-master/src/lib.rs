@@ -61,10 +61,7 @@ const LIVENESS_TIMEOUT: Duration = Duration::from_secs(15);
 /// stream managers close their instances) before it exits.
 pub const KILLED_GRACE: Duration = Duration::from_secs(1);
 
-/// The exit code of `egret tmaster` once its topology was killed (contracts.md,
-/// "Processes"): the scheduler stops the topology instead of restarting the
-/// master. Distinct from 1 (an error), 2 (a usage error) and 101 (a panic).
-pub const EXIT_TOPOLOGY_KILLED: u8 = 3;
+pub use egret_proto::EXIT_TOPOLOGY_KILLED;
 
 #[derive(Debug, Clone)]
 pub struct TopologyMasterOptions {
