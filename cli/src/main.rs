@@ -269,10 +269,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(egret_topology_master::EXIT_TOPOLOGY_KILLED));
         }
         Command::Stmgr(role) => {
-            let options = egret_stream_manager::StreamManagerOptions {
-                topology_dir: role.topology_dir,
-                container_index: role.index,
-            };
+            let options =
+                egret_stream_manager::StreamManagerOptions::local(role.topology_dir, role.index);
             multi_thread_runtime()?
                 .block_on(egret_stream_manager::run(options))
                 .with_context(|| format!("stream manager {} failed", role.index))?;

@@ -14,7 +14,6 @@
 
 use std::fs;
 use std::io::Write;
-use std::net::SocketAddr;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
@@ -54,6 +53,8 @@ pub enum StateError {
     NameInUse(String),
     #[error("no topology named '{0}' is running on this cluster")]
     NoSuchTopology(String),
+    #[error("{0} is not a topology directory of a local cluster (<root>/topologies/<name>)")]
+    NotInCluster(PathBuf),
     #[error("refusing the socket directory {path}: {problem}")]
     UnsafeSocketDir { path: PathBuf, problem: String },
 }
@@ -166,6 +167,23 @@ impl TopologyDir {
 
     pub fn path(&self) -> &Path {
         &self.dir
+    }
+
+    /// The local cluster this directory belongs to and the topology's name,
+    /// from the layout `<root>/topologies/<name>`; any other path is refused.
+    pub fn cluster_and_name(&self) -> Result<(LocalCluster, String), StateError> {
+        let not_in_cluster = || StateError::NotInCluster(self.dir.clone());
+        let name = self
+            .dir
+            .file_name()
+            .and_then(|n| n.to_str())
+            .ok_or_else(not_in_cluster)?;
+        let parent = self.dir.parent().ok_or_else(not_in_cluster)?;
+        if parent.file_name().and_then(|n| n.to_str()) != Some("topologies") {
+            return Err(not_in_cluster());
+        }
+        let root = parent.parent().ok_or_else(not_in_cluster)?;
+        Ok((LocalCluster::new(root), name.to_owned()))
     }
 
     pub fn logs_dir(&self) -> PathBuf {
@@ -291,15 +309,6 @@ impl TopologyDir {
         })
     }
 
-    pub fn write_tmaster_addr(&self, addr: SocketAddr) -> Result<(), StateError> {
-        self.write_atomic("tmaster.addr", addr.to_string().as_bytes())
-    }
-
-    /// The topology master's address, `None` until it has written it.
-    pub fn read_tmaster_addr(&self) -> Result<Option<SocketAddr>, StateError> {
-        self.read_optional_text("tmaster.addr", "address")
-    }
-
     pub fn write_scheduler_pid(&self, pid: u32) -> Result<(), StateError> {
         self.write_atomic("scheduler.pid", pid.to_string().as_bytes())
     }
@@ -379,10 +388,6 @@ mod tests {
         );
         let token = dir.create_token().unwrap();
         assert_eq!(dir.read_token().unwrap(), token);
-        assert!(dir.read_tmaster_addr().unwrap().is_none());
-        dir.write_tmaster_addr("127.0.0.1:4567".parse().unwrap())
-            .unwrap();
-        assert_eq!(dir.read_tmaster_addr().unwrap().unwrap().port(), 4567);
         let retired = cluster.retire(&dir, "wc-1-1").unwrap();
         assert!(retired.join("topology.pb").is_file());
         assert!(matches!(
@@ -444,5 +449,17 @@ mod tests {
         std::fs::write(tmp.path().join("packing.pb"), [0xff, 0xff]).unwrap();
         let err = dir.read_packing_plan().unwrap_err().to_string();
         assert!(err.contains("packing plan"), "{err}");
+    }
+
+    #[test]
+    fn a_topology_dir_names_its_cluster_and_topology() {
+        let cluster = LocalCluster::new("/var/egret/local");
+        let (found, name) = cluster.topology_dir("wc").cluster_and_name().unwrap();
+        assert_eq!(found.root(), Path::new("/var/egret/local"));
+        assert_eq!(name, "wc");
+        assert!(matches!(
+            TopologyDir::new("/tmp/wc").cluster_and_name(),
+            Err(StateError::NotInCluster(_))
+        ));
     }
 }

@@ -188,6 +188,17 @@ impl MasterRegistration {
         self.location
     }
 
+    /// Resolves when this registration can no longer be trusted: its
+    /// ZooKeeper session has ended (expired or closed), so another master may
+    /// hold the node now. Never resolves with the local backend, whose lock
+    /// lives as long as the process.
+    pub async fn lost(&self) -> String {
+        match &self.inner {
+            Registration::Local(_) => std::future::pending().await,
+            Registration::ZooKeeper(zk) => zk.session_ended().await,
+        }
+    }
+
     /// Gives the registration up, so another master can register at once.
     /// (Dropping it releases it too with the local backend; with ZooKeeper a
     /// dropped registration lasts until its session ends.)
@@ -274,6 +285,13 @@ pub enum Backend {
 }
 
 impl Backend {
+    /// The local backend holding `dir`, and the topology's name: `dir` is
+    /// `<root>/topologies/<name>` (how [`crate::LocalCluster`] lays them out).
+    pub fn for_topology_dir(dir: &crate::TopologyDir) -> Result<(Self, String), StateManagerError> {
+        let (cluster, name) = dir.cluster_and_name()?;
+        Ok((Self::Local(LocalStateManager::new(cluster)), name))
+    }
+
     /// Opens the state manager `config` names (connecting to ZooKeeper).
     pub async fn open(config: &StateManagerConfig) -> Result<Self, StateManagerError> {
         match config {

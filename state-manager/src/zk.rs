@@ -476,6 +476,19 @@ pub(crate) struct ZkRegistration {
 }
 
 impl ZkRegistration {
+    /// Waits until the session that owns the node has ended; says how.
+    pub(crate) async fn session_ended(&self) -> String {
+        let mut states = self.manager.client.state_watcher();
+        let mut state = states.peek_state();
+        while !state.is_terminated() {
+            state = states.changed().await;
+        }
+        format!(
+            "the ZooKeeper session at {} ended: {state}",
+            self.manager.servers
+        )
+    }
+
     /// Deletes the node (only if it is still the one this registration created).
     pub(crate) async fn release(self) -> Result<(), StateManagerError> {
         let manager = &self.manager;

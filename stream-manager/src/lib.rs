@@ -27,6 +27,7 @@
 //! - every task this crate spawns ends when `run` returns (or is dropped).
 
 use std::collections::HashMap;
+use std::net::IpAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -35,7 +36,7 @@ use std::time::Duration;
 use egret_metrics::{Registry, SnapshotWriter};
 use egret_proto::Token;
 use egret_proto::v1::{ComponentKind, PackingPlan, PhysicalPlan, Topology, TopologyState};
-use egret_state_manager::{StateError, TopologyDir};
+use egret_state_manager::{Backend, StateError, StateManagerError, TopologyDir};
 use tokio::net::{TcpListener, UnixListener};
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
@@ -70,14 +71,39 @@ const METRICS_TICK: Duration = Duration::from_secs(1);
 
 #[derive(Debug, Clone)]
 pub struct StreamManagerOptions {
+    /// The container's topology directory: topology, packing plan, token,
+    /// sockets, logs and metrics.
     pub topology_dir: PathBuf,
     pub container_index: i32,
+    /// Where the topology master is registered; `None`: the local state
+    /// manager holding `topology_dir`.
+    pub state: Option<Arc<Backend>>,
+    /// The IP the data port binds.
+    pub bind: IpAddr,
+    /// The IP registered with the master for peers to dial; the bound IP when `None`.
+    pub advertise: Option<IpAddr>,
+}
+
+impl StreamManagerOptions {
+    /// Container `container_index` of the topology in `topology_dir` on the
+    /// local cluster: loopback only, the master found in the local state manager.
+    pub fn local(topology_dir: impl Into<PathBuf>, container_index: i32) -> Self {
+        Self {
+            topology_dir: topology_dir.into(),
+            container_index,
+            state: None,
+            bind: IpAddr::from([127, 0, 0, 1]),
+            advertise: None,
+        }
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
 pub enum StreamManagerError {
     #[error(transparent)]
     State(#[from] StateError),
+    #[error(transparent)]
+    StateManager(#[from] StateManagerError),
     #[error("the packing plan is not valid for this topology: {0}")]
     Plan(#[from] PlanError),
     #[error("invalid topology settings: {0}")]
@@ -114,6 +140,10 @@ pub(crate) fn state_name(state: i32) -> &'static str {
 pub(crate) struct Shared {
     pub dir: TopologyDir,
     pub index: i32,
+    /// Where the topology master is registered.
+    pub state: Arc<Backend>,
+    /// The IP registered with the master (peers dial it).
+    pub advertise: IpAddr,
     pub token: Token,
     pub max_frame_bytes: usize,
     pub topology: Arc<Topology>,
@@ -156,6 +186,10 @@ impl Shared {
 pub async fn run(options: StreamManagerOptions) -> Result<(), StreamManagerError> {
     let dir = TopologyDir::new(&options.topology_dir);
     let index = options.container_index;
+    let state = match &options.state {
+        Some(state) => Arc::clone(state),
+        None => Arc::new(Backend::for_topology_dir(&dir)?.0),
+    };
     let topology = dir.read_topology()?;
     let packing = dir.read_packing_plan()?;
     let token = dir.read_token()?;
@@ -259,13 +293,17 @@ pub async fn run(options: StreamManagerOptions) -> Result<(), StreamManagerError
     }
     let instance_listener =
         UnixListener::bind(&socket).map_err(io_error("listen on", socket.display().to_string()))?;
-    let data_listener = TcpListener::bind("127.0.0.1:0")
+    let data_listener = TcpListener::bind((options.bind, 0))
         .await
-        .map_err(io_error("listen on", "127.0.0.1 (data port)"))?;
+        .map_err(io_error(
+            "listen on",
+            format!("{} (data port)", options.bind),
+        ))?;
     let data_port = data_listener
         .local_addr()
         .map_err(io_error("read the address of", "the data listener"))?
         .port();
+    let advertise = options.advertise.unwrap_or(options.bind);
     info!(
         container = index,
         socket = %socket.display(),
@@ -283,6 +321,8 @@ pub async fn run(options: StreamManagerOptions) -> Result<(), StreamManagerError
     let shared = Arc::new(Shared {
         dir,
         index,
+        state,
+        advertise,
         token,
         max_frame_bytes,
         topology: Arc::new(topology),

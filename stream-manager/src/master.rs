@@ -1,7 +1,8 @@
-//! The session with the topology master: register (retrying until
-//! `tmaster.addr` exists and the master answers), heartbeat, publish every
-//! physical plan received, and forward the instances' statistics reports.
-//! Reconnects whenever the connection drops.
+//! The session with the topology master: find it in the state manager and
+//! follow it there (a watch on its registration), register, heartbeat,
+//! publish every physical plan received, and forward the instances'
+//! statistics reports. Reconnects whenever the connection drops, and moves
+//! to a new master as soon as the state manager names one.
 //!
 //! Statistics reports and task errors go through one bounded queue
 //! ([`MASTER_QUEUE`] messages): while the master is away the queue fills and
@@ -10,6 +11,7 @@
 //! so a dropped one is lost from the master's totals (never counted twice).
 
 use std::convert::Infallible;
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -21,7 +23,7 @@ use egret_proto::v1::{
     StreamManagerLocation, StreamManagerToMaster, master_to_stream_manager,
     stream_manager_to_master,
 };
-use egret_state_manager::StateError;
+use egret_state_manager::StateManager;
 use futures::{SinkExt, StreamExt};
 use tokio::net::TcpStream;
 use tokio::sync::mpsc;
@@ -73,10 +75,8 @@ fn forward(shared: &Shared, message: stream_manager_to_master::Message, instance
 
 #[derive(Debug, thiserror::Error)]
 enum SessionError {
-    #[error("the topology master has not written its address yet")]
-    NoAddress,
-    #[error(transparent)]
-    State(#[from] StateError),
+    #[error("the topology master moved to {0}")]
+    Moved(String),
     #[error("cannot connect: {0}")]
     Io(#[from] std::io::Error),
     #[error("hello failed: {0}")]
@@ -97,17 +97,63 @@ pub(crate) async fn session_loop(
     mut outbox: mpsc::Receiver<stream_manager_to_master::Message>,
 ) {
     let mut backoff = Backoff::new();
-    let mut told_waiting = false;
     loop {
-        match session(&shared, data_port, &mut backoff, &mut outbox).await {
-            Err(SessionError::NoAddress) => {
-                if !told_waiting {
-                    info!("Waiting for the topology master to write its address.");
-                    told_waiting = true;
-                }
+        // The watch ends with its session (ZooKeeper): open a new one.
+        let mut watch = match shared.state.watch_master(&shared.topology.name).await {
+            Ok(watch) => watch,
+            Err(err) => {
+                warn!(error = %err, "Cannot watch the topology master's registration; retrying.");
+                backoff.wait().await;
+                continue;
             }
-            Err(err) => warn!(error = %err, "Topology master connection failed; reconnecting."),
-            Ok(never) => match never {},
+        };
+        let mut told_waiting = false;
+        loop {
+            let addr = match watch.current() {
+                Ok(Some(addr)) => addr,
+                Ok(None) => {
+                    if !told_waiting {
+                        info!("Waiting for a topology master to register.");
+                        told_waiting = true;
+                    }
+                    if let Err(err) = watch.changed().await {
+                        warn!(error = %err, "The watch on the topology master stopped; watching again.");
+                        break;
+                    }
+                    continue;
+                }
+                Err(err) => {
+                    warn!(error = %err, "The watch on the topology master stopped; watching again.");
+                    break;
+                }
+            };
+            told_waiting = false;
+            let moved = async {
+                loop {
+                    match watch.changed().await {
+                        Ok(Some(next)) if next == addr => continue,
+                        Ok(Some(next)) => return next.to_string(),
+                        Ok(None) => return "nowhere (its registration ended)".to_owned(),
+                        Err(err) => return format!("an unknown place ({err})"),
+                    }
+                }
+            };
+            let outcome = tokio::select! {
+                outcome = session(&shared, addr, data_port, &mut backoff, &mut outbox) => outcome,
+                to = moved => Err(SessionError::Moved(to)),
+            };
+            match outcome {
+                Err(SessionError::Moved(to)) => {
+                    info!(from = %addr, %to, "The topology master moved; following it.");
+                    backoff.reset();
+                    continue;
+                }
+                Err(err) => {
+                    warn!(%addr, error = %err, "Topology master connection failed; reconnecting.")
+                }
+                Ok(never) => match never {},
+            }
+            backoff.wait().await;
         }
         backoff.wait().await;
     }
@@ -115,14 +161,11 @@ pub(crate) async fn session_loop(
 
 async fn session(
     shared: &Shared,
+    addr: SocketAddr,
     data_port: u16,
     backoff: &mut Backoff,
     outbox: &mut mpsc::Receiver<stream_manager_to_master::Message>,
 ) -> Result<Infallible, SessionError> {
-    let addr = shared
-        .dir
-        .read_tmaster_addr()?
-        .ok_or(SessionError::NoAddress)?;
     let handshake = async {
         let stream = TcpStream::connect(addr).await?;
         let _ = stream.set_nodelay(true);
@@ -147,7 +190,7 @@ async fn session(
             RegisterStreamManager {
                 location: Some(StreamManagerLocation {
                     container_index: shared.index,
-                    host: "127.0.0.1".to_owned(),
+                    host: shared.advertise.to_string(),
                     data_port: u32::from(data_port),
                 }),
             },

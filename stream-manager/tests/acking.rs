@@ -93,7 +93,9 @@ struct Cluster {
 
 async fn start_master(dir: &TopologyDir) -> JoinHandle<()> {
     let master = TopologyMaster::bind(dir.clone()).await.unwrap();
-    tokio::spawn(master.serve())
+    tokio::spawn(async move {
+        master.serve().await.unwrap();
+    })
 }
 
 async fn cluster() -> Cluster {
@@ -105,10 +107,10 @@ async fn cluster() -> Cluster {
     let sms = [1, 2]
         .into_iter()
         .map(|index| {
-            tokio::spawn(run(StreamManagerOptions {
-                topology_dir: dir.path().to_owned(),
-                container_index: index,
-            }))
+            tokio::spawn(run(StreamManagerOptions::local(
+                dir.path().to_owned(),
+                index,
+            )))
         })
         .collect();
     let master = start_master(&dir).await;
@@ -400,10 +402,12 @@ async fn a_restarted_stream_manager_gets_its_instances_and_peers_back() {
     let old = cluster.sms.remove(1);
     old.abort();
     let _ = old.await;
-    cluster.sms.push(tokio::spawn(run(StreamManagerOptions {
-        topology_dir: cluster.dir.path().to_owned(),
-        container_index: 2,
-    })));
+    cluster
+        .sms
+        .push(tokio::spawn(run(StreamManagerOptions::local(
+            cluster.dir.path().to_owned(),
+            2,
+        ))));
     let mut bolt = join(&cluster, 2, "bolt-0").await;
     batch(
         &mut spout,

@@ -197,10 +197,10 @@ async fn a_bolt_that_stops_reading_throttles_the_spouts_upstream_of_it_and_only_
     let sms: Vec<JoinHandle<_>> = [1, 2]
         .into_iter()
         .map(|index| {
-            tokio::spawn(run(StreamManagerOptions {
-                topology_dir: dir.path().to_owned(),
-                container_index: index,
-            }))
+            tokio::spawn(run(StreamManagerOptions::local(
+                dir.path().to_owned(),
+                index,
+            )))
         })
         .collect();
     let master = tokio::spawn(TopologyMaster::bind(dir.clone()).await.unwrap().serve());

@@ -157,10 +157,10 @@ async fn tuples_reach_the_instance_hosting_their_task_exactly_once() {
     let sms: Vec<_> = [1, 2]
         .into_iter()
         .map(|index| {
-            tokio::spawn(run(StreamManagerOptions {
-                topology_dir: dir.path().to_owned(),
-                container_index: index,
-            }))
+            tokio::spawn(run(StreamManagerOptions::local(
+                dir.path().to_owned(),
+                index,
+            )))
         })
         .collect();
     tokio::time::sleep(Duration::from_millis(50)).await;

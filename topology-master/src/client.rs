@@ -7,18 +7,18 @@ use std::time::Duration;
 use egret_proto::frame::{DEFAULT_MAX_FRAME_BYTES, FrameError, decode_message, encode_message};
 use egret_proto::handshake::{HandshakeError, connect};
 use egret_proto::v1::{ClientRequest, ClientResponse, PeerRole};
-use egret_state_manager::{StateError, TopologyDir};
+use egret_state_manager::{Backend, StateError, StateManager, StateManagerError, TopologyDir};
 use futures::{SinkExt, StreamExt};
 use tokio::net::TcpStream;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ClientError {
-    #[error(
-        "the topology master of {0} has not written its address yet (is the topology starting?)"
-    )]
+    #[error("the topology master of {0} is not registered (is the topology starting?)")]
     NoAddress(String),
     #[error(transparent)]
     State(#[from] StateError),
+    #[error(transparent)]
+    StateManager(#[from] StateManagerError),
     #[error("cannot connect to the topology master at {addr}: {source}")]
     Connect {
         addr: std::net::SocketAddr,
@@ -45,8 +45,10 @@ pub async fn request(
     timeout: Duration,
 ) -> Result<ClientResponse, ClientError> {
     let dir = TopologyDir::new(topology_dir);
-    let addr = dir
-        .read_tmaster_addr()?
+    let (state, name) = Backend::for_topology_dir(&dir)?;
+    let addr = state
+        .master_location(&name)
+        .await?
         .ok_or_else(|| ClientError::NoAddress(topology_dir.display().to_string()))?;
     let token = dir.read_token()?;
     let exchange = async move {

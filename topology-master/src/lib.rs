@@ -28,7 +28,7 @@
 //!   the instance hosting them (see [`stats`]).
 
 use std::collections::BTreeMap;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -42,7 +42,9 @@ use egret_proto::v1::{
     master_to_stream_manager, stream_manager_to_master,
 };
 use egret_proto::{FrameCodec, Token};
-use egret_state_manager::{StateError, TopologyDir};
+use egret_state_manager::{
+    Backend, MasterRegistration, StateError, StateManager, StateManagerError, TopologyDir,
+};
 use futures::{SinkExt, StreamExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{oneshot, watch};
@@ -72,30 +74,53 @@ pub struct TopologyMasterOptions {
 pub enum TopologyMasterError {
     #[error(transparent)]
     State(#[from] StateError),
-    #[error("cannot listen on 127.0.0.1: {0}")]
-    Listen(#[source] std::io::Error),
+    #[error(transparent)]
+    StateManager(#[from] StateManagerError),
+    #[error("cannot listen on {addr}: {source}")]
+    Listen {
+        addr: SocketAddr,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("the state manager holds no {what} for topology '{name}'")]
+    Missing { what: &'static str, name: String },
     #[error("the packing plan has no container")]
     EmptyPacking,
     #[error(transparent)]
     Settings(#[from] egret_config::settings::SettingsError),
+    #[error("the topology master's registration was lost ({0}); another master may serve now")]
+    RegistrationLost(String),
 }
 
 /// Runs the topology master until its topology has been killed (then the
 /// process exits with [`EXIT_TOPOLOGY_KILLED`]).
 pub async fn run(options: TopologyMasterOptions) -> Result<(), TopologyMasterError> {
     let master = TopologyMaster::bind(TopologyDir::new(options.topology_dir)).await?;
-    master.serve().await;
-    Ok(())
+    master.serve().await
 }
 
-/// A bound topology master: listening, its address published in the topology dir.
+/// What a topology master needs: where the topology's state lives, the
+/// topology's secret, and the addresses to listen on and to advertise.
+pub struct MasterSetup {
+    pub state: Arc<Backend>,
+    pub name: String,
+    pub token: Token,
+    /// The address the listener binds (port 0: any free port).
+    pub bind: SocketAddr,
+    /// The IP registered in the state manager for peers to dial (with the
+    /// listener's port); the bound IP when `None`.
+    pub advertise: Option<IpAddr>,
+}
+
+/// A bound topology master: listening, registered as its topology's master.
 pub struct TopologyMaster {
     listener: TcpListener,
+    registration: MasterRegistration,
     shared: Arc<Shared>,
 }
 
 struct Shared {
-    dir: TopologyDir,
+    state: Arc<Backend>,
     topology: Topology,
     packing: PackingPlan,
     token: Token,
@@ -105,6 +130,8 @@ struct Shared {
     started: Instant,
     inner: Mutex<Inner>,
     plan_tx: watch::Sender<Option<Arc<PhysicalPlan>>>,
+    /// The latest plan stored in the state manager (see [`persist_plans`]).
+    persisted_tx: watch::Sender<Option<Arc<PhysicalPlan>>>,
     stats: Mutex<stats::StatsStore>,
     errors: Mutex<errors::ErrorLog>,
     /// True once a kill has completed (KILLED published).
@@ -123,16 +150,53 @@ struct Registration {
     _superseded: oneshot::Sender<()>,
 }
 
+/// How long a state change waits for its plan to be stored before the
+/// client is answered anyway (the stream managers have it already).
+const PERSIST_WAIT: Duration = Duration::from_secs(10);
+
 impl TopologyMaster {
-    /// Reads the topology, packing plan and token, listens on 127.0.0.1:0 and
-    /// writes `tmaster.addr`.
+    /// The master of the topology in `dir` on the local cluster: listens on
+    /// 127.0.0.1 and registers in the local state manager.
     pub async fn bind(dir: TopologyDir) -> Result<Self, TopologyMasterError> {
-        let topology = dir.read_topology()?;
-        let packing = dir.read_packing_plan()?;
+        let (state, name) = Backend::for_topology_dir(&dir)?;
+        let token = dir.read_token()?;
+        Self::bind_setup(MasterSetup {
+            state: Arc::new(state),
+            name,
+            token,
+            bind: SocketAddr::from(([127, 0, 0, 1], 0)),
+            advertise: None,
+        })
+        .await
+    }
+
+    /// Reads the topology and its packing plan from the state manager,
+    /// listens, and registers as the topology's master. While another master
+    /// holds the registration this one stands by (it does not serve) and
+    /// takes over once that registration ends.
+    pub async fn bind_setup(setup: MasterSetup) -> Result<Self, TopologyMasterError> {
+        let MasterSetup {
+            state,
+            name,
+            token,
+            bind,
+            advertise,
+        } = setup;
+        let missing = |what| TopologyMasterError::Missing {
+            what,
+            name: name.clone(),
+        };
+        let topology = state
+            .get_topology(&name)
+            .await?
+            .ok_or_else(|| missing("topology"))?;
+        let packing = state
+            .get_packing_plan(&name)
+            .await?
+            .ok_or_else(|| missing("packing plan"))?;
         if packing.containers.is_empty() {
             return Err(TopologyMasterError::EmptyPacking);
         }
-        let token = dir.read_token()?;
         let settings = egret_config::settings::settings_of(&topology)?;
         info!(
             "Resolved settings: {}",
@@ -140,19 +204,23 @@ impl TopologyMaster {
         );
         let max_frame_bytes = settings.frame_max_bytes as usize;
         let message_timeout_secs = settings.message_timeout_secs;
-        let listener = TcpListener::bind("127.0.0.1:0")
+        let listener = TcpListener::bind(bind)
             .await
-            .map_err(TopologyMasterError::Listen)?;
-        let addr = listener.local_addr().map_err(TopologyMasterError::Listen)?;
-        dir.write_tmaster_addr(addr)?;
-        info!(%addr, topology = %topology.id, containers = packing.containers.len(), "Topology master listening.");
-        let (state, killing) = restored_state(&dir, &topology);
+            .map_err(|source| TopologyMasterError::Listen { addr: bind, source })?;
+        let bound = listener
+            .local_addr()
+            .map_err(|source| TopologyMasterError::Listen { addr: bind, source })?;
+        let addr = SocketAddr::new(advertise.unwrap_or(bound.ip()), bound.port());
+        let registration = register(&state, &name, addr).await?;
+        info!(%addr, %bound, topology = %topology.id, containers = packing.containers.len(), "Topology master listening.");
+        let (state_now, killing) = restored_state(&state, &name, &topology).await;
         let (plan_tx, _) = watch::channel(None);
-        let (killed_tx, _) = watch::channel(state == TopologyState::Killed);
+        let (persisted_tx, _) = watch::channel(None);
+        let (killed_tx, _) = watch::channel(state_now == TopologyState::Killed);
         let stats = Mutex::new(stats::StatsStore::new(&packing));
         let errors = Mutex::new(errors::ErrorLog::new(&packing));
         let shared = Arc::new(Shared {
-            dir,
+            state,
             topology,
             packing,
             token,
@@ -160,41 +228,66 @@ impl TopologyMaster {
             message_timeout_secs,
             started: Instant::now(),
             inner: Mutex::new(Inner {
-                state,
+                state: state_now,
                 killing,
                 registrations: BTreeMap::new(),
             }),
             plan_tx,
+            persisted_tx,
             stats,
             errors,
             killed_tx,
         });
-        Ok(Self { listener, shared })
+        Ok(Self {
+            listener,
+            registration,
+            shared,
+        })
     }
 
     pub fn local_addr(&self) -> std::io::Result<SocketAddr> {
         self.listener.local_addr()
     }
 
+    /// The address registered in the state manager.
+    pub fn advertised(&self) -> SocketAddr {
+        self.registration.location()
+    }
+
     /// Accepts connections until [`KILLED_GRACE`] after the topology was
-    /// killed, then returns. Dropping the future closes every connection too
+    /// killed (the KILLED plan stored first), then releases the registration
+    /// and returns. Returns an error when the registration is lost (a
+    /// ZooKeeper session that ended): another master may be serving, so this
+    /// one must not go on. Dropping the future closes every connection too
     /// (as the process dying would).
-    pub async fn serve(self) {
+    pub async fn serve(self) -> Result<(), TopologyMasterError> {
+        let Self {
+            listener,
+            registration,
+            shared,
+        } = self;
         let mut connections = tokio::task::JoinSet::new();
-        let mut killed = self.shared.killed_tx.subscribe();
+        let persister = tokio::spawn(persist_plans(Arc::clone(&shared)));
+        let mut killed = shared.killed_tx.subscribe();
+        let exit_shared = Arc::clone(&shared);
         let mut exit = std::pin::pin!(async move {
             let _ = killed.wait_for(|k| *k).await;
+            exit_shared.wait_persisted().await;
             tokio::time::sleep(KILLED_GRACE).await;
         });
-        loop {
+        let outcome = loop {
             tokio::select! {
                 _ = &mut exit => {
                     info!("The topology was killed: the topology master exits.");
-                    return;
+                    break Ok(());
                 }
-                accepted = self.listener.accept() => match accepted {
+                reason = registration.lost() => {
+                    error!(%reason, "The topology master's registration was lost: exiting so that one master serves.");
+                    break Err(TopologyMasterError::RegistrationLost(reason));
+                }
+                accepted = listener.accept() => match accepted {
                     Ok((stream, peer)) => {
-                        let shared = Arc::clone(&self.shared);
+                        let shared = Arc::clone(&shared);
                         connections.spawn(async move { handle_connection(shared, stream, peer).await });
                     }
                     Err(err) => {
@@ -206,35 +299,104 @@ impl TopologyMaster {
                 // Reap finished connections so the set stays small.
                 Some(_) = connections.join_next(), if !connections.is_empty() => {}
             }
+        };
+        persister.abort();
+        drop(listener);
+        if outcome.is_ok()
+            && let Err(err) = registration.release().await
+        {
+            warn!(error = %err, "Releasing the topology master's registration failed.");
+        }
+        outcome
+    }
+}
+
+/// Registers `addr` as the master of `name`; while another master holds the
+/// registration, stands by until it ends.
+async fn register(
+    state: &Backend,
+    name: &str,
+    addr: SocketAddr,
+) -> Result<MasterRegistration, TopologyMasterError> {
+    let mut told = false;
+    loop {
+        match state.register_master(name, addr).await {
+            Ok(registration) => {
+                if told {
+                    info!(%addr, "The other topology master is gone: taking over.");
+                }
+                return Ok(registration);
+            }
+            Err(StateManagerError::MasterAlreadyRegistered { holder, .. }) => {
+                if !told {
+                    warn!(%holder, "Another topology master serves this topology: standing by until its registration ends.");
+                    told = true;
+                }
+                let mut watch = state.watch_master(name).await?;
+                while watch.current()?.is_some() {
+                    watch.changed().await?;
+                }
+            }
+            Err(err) => return Err(err.into()),
         }
     }
 }
 
-/// The state a (re)started topology master starts in: the one of
-/// `physical.pb` when a previous master of this topology wrote it (so a
-/// deactivated topology stays deactivated across a restart), else RUNNING.
-fn restored_state(dir: &TopologyDir, topology: &Topology) -> (TopologyState, bool) {
-    if !dir.path().join("physical.pb").exists() {
-        return (TopologyState::Running, false);
+/// Stores every new physical plan in the state manager, the latest first
+/// (a plan superseded while a write is under way is skipped), retrying a
+/// failed write until it succeeds or a newer plan replaces it.
+async fn persist_plans(shared: Arc<Shared>) {
+    let mut plans = shared.plan_tx.subscribe();
+    let name = shared.topology.name.clone();
+    loop {
+        let Some(plan) = plans.borrow_and_update().clone() else {
+            if plans.changed().await.is_err() {
+                return;
+            }
+            continue;
+        };
+        match shared.state.put_physical_plan(&name, &plan).await {
+            Ok(()) => {
+                shared.persisted_tx.send_replace(Some(plan));
+                if plans.changed().await.is_err() {
+                    return;
+                }
+            }
+            Err(err) => {
+                // Stream managers have the plan anyway; only readers of the
+                // stored plan (a restarted master, `egret list`) lag.
+                error!(error = %err, "Storing the physical plan failed; retrying.");
+                tokio::time::sleep(Duration::from_millis(500)).await;
+            }
+        }
     }
-    match dir.read_physical_plan() {
-        Ok(plan) if plan.topology_id == topology.id => match TopologyState::try_from(plan.state) {
-            Ok(TopologyState::Killed) => {
-                info!("Restarted after the topology was killed: staying KILLED.");
-                (TopologyState::Killed, true)
+}
+
+/// The state a (re)started topology master starts in: the one of the
+/// stored physical plan when a previous master of this topology wrote it (so
+/// a deactivated topology stays deactivated across a restart), else RUNNING.
+async fn restored_state(state: &Backend, name: &str, topology: &Topology) -> (TopologyState, bool) {
+    match state.get_physical_plan(name).await {
+        Ok(None) => (TopologyState::Running, false),
+        Ok(Some(plan)) if plan.topology_id == topology.id => {
+            match TopologyState::try_from(plan.state) {
+                Ok(TopologyState::Killed) => {
+                    info!("Restarted after the topology was killed: staying KILLED.");
+                    (TopologyState::Killed, true)
+                }
+                Ok(TopologyState::Deactivated) => {
+                    info!(
+                        "Restarted: the topology stays DEACTIVATED, as the previous topology master left it."
+                    );
+                    (TopologyState::Deactivated, false)
+                }
+                _ => {
+                    info!("Restarted: the topology stays RUNNING.");
+                    (TopologyState::Running, false)
+                }
             }
-            Ok(TopologyState::Deactivated) => {
-                info!(
-                    "Restarted: the topology stays DEACTIVATED, as the previous topology master left it."
-                );
-                (TopologyState::Deactivated, false)
-            }
-            _ => {
-                info!("Restarted: the topology stays RUNNING.");
-                (TopologyState::Running, false)
-            }
-        },
-        Ok(plan) => {
+        }
+        Ok(Some(plan)) => {
             warn!(plan_topology = %plan.topology_id, topology = %topology.id, "Ignoring a physical plan of another topology.");
             (TopologyState::Running, false)
         }
@@ -278,19 +440,25 @@ impl Shared {
                 .collect(),
             state: inner.state as i32,
         };
-        let dir = &self.dir;
         self.plan_tx.send_if_modified(|current| {
             if current.as_deref() == Some(&plan) {
                 return false;
-            }
-            if let Err(err) = dir.write_physical_plan(&plan) {
-                // Stream managers get the plan anyway; only `physical.pb` readers lag.
-                error!(error = %err, "Writing the physical plan failed.");
             }
             info!(state = ?inner.state, stream_managers = plan.stream_managers.len(), "Physical plan published.");
             *current = Some(Arc::new(plan));
             true
         });
+    }
+
+    /// Waits (at most [`PERSIST_WAIT`]) until the current plan is stored.
+    async fn wait_persisted(&self) {
+        let current = self.plan_tx.borrow().clone();
+        let Some(current) = current else { return };
+        let mut persisted = self.persisted_tx.subscribe();
+        let stored = persisted.wait_for(|p| p.as_ref().is_some_and(|p| **p == *current));
+        if tokio::time::timeout(PERSIST_WAIT, stored).await.is_err() {
+            warn!("The current physical plan is not stored yet; going on.");
+        }
     }
 
     fn summary(&self) -> TopologySummary {
@@ -651,16 +819,21 @@ async fn handle_request(shared: &Arc<Shared>, request: ClientRequest) -> ClientR
             ok_response(shared)
         }
         Some(client_request::Request::Activate(_)) => {
-            set_state(shared, TopologyState::Running, "activate")
+            let response = set_state(shared, TopologyState::Running, "activate");
+            shared.wait_persisted().await;
+            response
         }
         Some(client_request::Request::Deactivate(_)) => {
-            set_state(shared, TopologyState::Deactivated, "deactivate")
+            let response = set_state(shared, TopologyState::Deactivated, "deactivate");
+            shared.wait_persisted().await;
+            response
         }
         Some(client_request::Request::Kill(kill)) => {
             if let Err(refused) = begin_kill(shared, kill.wait_secs) {
                 return error_response(refused);
             }
             finish_kill(shared, kill.wait_secs).await;
+            shared.wait_persisted().await;
             ok_response(shared)
         }
         None => error_response(

@@ -90,8 +90,36 @@ async fn start(fixture: &Fixture) -> SocketAddr {
 async fn start_serving(fixture: &Fixture) -> (SocketAddr, tokio::task::JoinHandle<()>) {
     let master = TopologyMaster::bind(fixture.dir.clone()).await.unwrap();
     let addr = master.local_addr().unwrap();
-    assert_eq!(fixture.dir.read_tmaster_addr().unwrap(), Some(addr));
-    (addr, tokio::spawn(master.serve()))
+    let (state, name) = egret_state_manager::Backend::for_topology_dir(&fixture.dir).unwrap();
+    assert_eq!(
+        egret_state_manager::StateManager::master_location(&state, &name)
+            .await
+            .unwrap(),
+        Some(addr),
+        "the master is registered in the local state manager"
+    );
+    (
+        addr,
+        tokio::spawn(async move { master.serve().await.unwrap() }),
+    )
+}
+
+/// The physical plan the master stored, once it satisfies `done` (the master
+/// stores plans in the background, just after sending them).
+async fn stored_plan(fixture: &Fixture, done: impl Fn(&PhysicalPlan) -> bool) -> PhysicalPlan {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        if let Ok(plan) = fixture.dir.read_physical_plan()
+            && done(&plan)
+        {
+            return plan;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the stored physical plan did not become the expected one within {WAIT:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
 }
 
 /// Waits for a master to stop serving; returns how long that took.
@@ -187,14 +215,14 @@ async fn plan_goes_to_all_once_every_container_registered_and_again_on_reregistr
     assert_eq!(plan_one.topology_id, "wc-1-1");
     assert_eq!(port_of(&plan_one, 1), 1001);
     assert_eq!(port_of(&plan_one, 2), 2002);
-    assert_eq!(fixture.dir.read_physical_plan().unwrap(), plan_one);
+    assert_eq!(stored_plan(&fixture, |p| *p == plan_one).await, plan_one);
 
     // Container 2's stream manager restarts on a new port.
     let mut two_again = register(addr, &fixture.token, 2, 2003).await;
     let updated = next_plan(&mut two_again).await;
     assert_eq!(port_of(&updated, 2), 2003);
     assert_eq!(next_plan(&mut one).await, updated);
-    assert_eq!(fixture.dir.read_physical_plan().unwrap(), updated);
+    assert_eq!(stored_plan(&fixture, |p| *p == updated).await, updated);
     // The replaced connection is closed.
     let old = tokio::time::timeout(WAIT, two.next()).await.unwrap();
     assert!(old.is_none() || old.is_some_and(|r| r.is_err()));
@@ -624,7 +652,9 @@ async fn a_detached_kill_answers_at_once_then_kills_and_the_master_exits() {
         "waited the message timeout"
     );
     assert_eq!(
-        fixture.dir.read_physical_plan().unwrap().state,
+        stored_plan(&fixture, |p| p.state == TopologyState::Killed as i32)
+            .await
+            .state,
         TopologyState::Killed as i32,
         "a restarted master would find KILLED"
     );

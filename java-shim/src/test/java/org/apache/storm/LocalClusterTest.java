@@ -106,7 +106,7 @@ class LocalClusterTest {
                 Files.write(dir.resolve("topology.pb"), t.toBuilder().setId(id).build().toByteArray());
                 Files.writeString(dir.resolve("token"), HexFormat.of().formatHex(TM_TOKEN), StandardCharsets.UTF_8);
                 int port = ((InetSocketAddress) tmServer.getLocalAddress()).getPort();
-                Files.writeString(dir.resolve("tmaster.addr"), "127.0.0.1:" + port, StandardCharsets.UTF_8);
+                Files.writeString(dir.resolve("tmaster.lock"), "127.0.0.1:" + port, StandardCharsets.UTF_8);
                 if (planned.get()) {
                     Files.write(dir.resolve("physical.pb"), new byte[0]);
                 }

@@ -53,7 +53,8 @@ import org.apache.storm.utils.Utils;
  * Nimbus, answered from the local cluster: there is no Nimbus process in Egret but one
  * topology master (TM) per topology. The topologies are the directories
  * {@code <egret.local.dir>/topologies/<name>/}; for each, the TM's address is in
- * {@code tmaster.addr} and the secret of its client port in {@code token} (see
+ * {@code tmaster.lock} (the local state manager's registration: empty while no TM is
+ * registered) and the secret of its client port in {@code token} (see
  * docs/internals/contracts.md). Each call opens one TCP connection per topology concerned:
  * hello (role CLIENT, the topology's token), one {@code ClientRequest}, one
  * {@code ClientResponse}.
@@ -68,6 +69,8 @@ import org.apache.storm.utils.Utils;
  * {@code topology.stats.sample.rate}; {@code ExecutorStats.rate} is 1.0 here).
  */
 public final class LocalNimbus {
+    /** The local state manager's registration of a topology's master: its {@code host:port}. */
+    private static final String MASTER_REGISTRATION = "tmaster.lock";
     /** Egret's config key of the local cluster directory. */
     public static final String LOCAL_DIR_KEY = "egret.local.dir";
     /** Default time a call may take, including the wait for a starting topology's TM. */
@@ -196,10 +199,15 @@ public final class LocalNimbus {
     }
 
     private static ClientResponse exchange(Path dir, ClientRequest request, int timeoutMillis) throws IOException {
-        String addr = Files.readString(dir.resolve("tmaster.addr"), StandardCharsets.UTF_8).strip();
+        String addr = Files.readString(dir.resolve(MASTER_REGISTRATION), StandardCharsets.UTF_8).strip();
+        if (addr.isEmpty()) {
+            // Between two masters (one released, the next not yet registered): wait as for a missing file.
+            throw new NoSuchFileException(dir.resolve(MASTER_REGISTRATION).toString(), null,
+                    "no topology master is registered");
+        }
         int colon = addr.lastIndexOf(':');
         if (colon <= 0) {
-            throw new IOException("malformed tmaster.addr: '" + addr + "'");
+            throw new IOException("malformed " + MASTER_REGISTRATION + ": '" + addr + "'");
         }
         String host = addr.substring(0, colon);
         if (host.startsWith("[") && host.endsWith("]")) {
@@ -209,7 +217,7 @@ public final class LocalNimbus {
         try {
             port = Integer.parseInt(addr.substring(colon + 1));
         } catch (NumberFormatException e) {
-            throw new IOException("malformed tmaster.addr: '" + addr + "'", e);
+            throw new IOException("malformed " + MASTER_REGISTRATION + ": '" + addr + "'", e);
         }
         byte[] token;
         try {

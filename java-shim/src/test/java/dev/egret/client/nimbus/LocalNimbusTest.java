@@ -149,7 +149,7 @@ class LocalNimbusTest {
                 Topology.newBuilder().setName("wc").setId("wc-1-1").setStormVersion("2.8.4").build().toByteArray());
         Files.writeString(dir.resolve("token"), HexFormat.of().formatHex(TOKEN), StandardCharsets.UTF_8);
         InetSocketAddress addr = (InetSocketAddress) server.getLocalAddress();
-        Files.writeString(dir.resolve("tmaster.addr"), "127.0.0.1:" + addr.getPort(), StandardCharsets.UTF_8);
+        Files.writeString(dir.resolve("tmaster.lock"), "127.0.0.1:" + addr.getPort(), StandardCharsets.UTF_8);
     }
 
     @AfterEach
@@ -277,13 +277,23 @@ class LocalNimbusTest {
 
     @Test
     void aMissingMasterFailsWithinTheTimeout() throws Exception {
-        Files.delete(local.resolve("topologies/wc/tmaster.addr"));
+        Files.delete(local.resolve("topologies/wc/tmaster.lock"));
         NimbusClient client = NimbusClient.Builder.withConf(Map.of("egret.local.dir", local.toString()))
                 .withTimeout(300).build();
         long started = System.nanoTime();
         TException e = assertThrows(TException.class, () -> client.getClient().getTopologyInfoByName("wc"));
         assertTrue(e.getMessage().contains("did not answer"), e.getMessage());
         assertTrue(System.nanoTime() - started < 5_000_000_000L);
+    }
+
+    /** A master that released its registration leaves tmaster.lock empty: no master to ask. */
+    @Test
+    void anEmptyRegistrationMeansNoMaster() throws Exception {
+        Files.writeString(local.resolve("topologies/wc/tmaster.lock"), "", StandardCharsets.UTF_8);
+        NimbusClient client = NimbusClient.Builder.withConf(Map.of("egret.local.dir", local.toString()))
+                .withTimeout(300).build();
+        TException e = assertThrows(TException.class, () -> client.getClient().getTopologyInfoByName("wc"));
+        assertTrue(e.getMessage().contains("did not answer"), e.getMessage());
     }
 
     /** The client is a genuine Thrift client: explicit send_/recv_ halves over the in-JVM transport. */
