@@ -55,7 +55,7 @@ import org.apache.storm.utils.Utils;
  * {@code <egret.local.dir>/topologies/<name>/}; for each, the TM's address is in
  * {@code tmaster.addr} and the secret of its client port in {@code token} (see
  * docs/internals/contracts.md). Each call opens one TCP connection per topology concerned:
- * hello (role CLIENT, the topology's token), one {@code ClientRequest}, one
+ * hello (role CLIENT, proving the topology's token), one {@code ClientRequest}, one
  * {@code ClientResponse}.
  *
  * <p>{@code egret.local.dir} comes from the config given to {@code NimbusClient} (Storm's
