@@ -158,10 +158,10 @@ mod tests {
     #[test]
     fn round_trips_a_message() {
         let hello = Hello {
-            protocol_version: 1,
-            token: Bytes::from_static(b"secret"),
+            protocol_version: 2,
             role: PeerRole::Instance as i32,
             peer_id: "word-0".into(),
+            client_nonce: Bytes::from_static(&[7; 32]),
         };
         let mut buf = framed(&encode_message(&hello));
         let body = FrameCodec::default().decode(&mut buf).unwrap().unwrap();

@@ -1,7 +1,7 @@
 //! The instances of this container: the Unix socket listener, one reader per
 //! connection, and one writer per instance.
 //!
-//! Order on a connection (contracts, "Instance JVMs"): hello, reply, the
+//! Order on a connection (contracts, "Instance JVMs"): the hello, the
 //! `InstanceAssignment` as soon as the physical plan is known, then state
 //! changes; tuples go to the instance only after it has said `ready`.
 //!

@@ -1,17 +1,16 @@
 package dev.egret.client;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.egret.proto.Hello;
-import dev.egret.proto.HelloReply;
 import dev.egret.proto.PeerRole;
 import dev.egret.proto.SubmitTopologyRequest;
 import dev.egret.proto.SubmitTopologyResponse;
 import dev.egret.proto.Topology;
 import dev.egret.wire.FrameChannel;
+import dev.egret.wire.HelloServer;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.channels.ServerSocketChannel;
@@ -50,11 +49,9 @@ class SubmitterTest {
     private CompletableFuture<Topology> serve(Function<Topology, SubmitTopologyResponse> answer) {
         return CompletableFuture.supplyAsync(() -> {
             try (FrameChannel peer = new FrameChannel(server.accept(), 64 << 20)) {
-                Hello hello = peer.read(Hello.parser(), FrameChannel.HELLO_MAX_BYTES);
-                assertEquals(1, hello.getProtocolVersion());
-                assertEquals(PeerRole.PEER_ROLE_SUBMITTER, hello.getRole());
-                assertArrayEquals(TOKEN, hello.getToken().toByteArray());
-                peer.write(HelloReply.newBuilder().setAccepted(true).build(), FrameChannel.HELLO_MAX_BYTES);
+                // Refuses (and fails the test) unless the submitter proves TOKEN.
+                Hello hello = HelloServer.accept(peer, TOKEN, PeerRole.PEER_ROLE_SUBMITTER);
+                assertEquals("submitter", hello.getPeerId());
                 Topology t = peer.read(SubmitTopologyRequest.parser()).getTopology();
                 peer.write(answer.apply(t));
                 return t;

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.google.protobuf.ByteString;
 import dev.egret.proto.AckEntry;
 import dev.egret.proto.Hello;
-import dev.egret.proto.HelloReply;
 import dev.egret.proto.InstanceAssignment;
 import dev.egret.proto.InstancePlan;
 import dev.egret.proto.InstanceToStreamManager;
@@ -22,6 +21,7 @@ import dev.egret.proto.TupleBatch;
 import dev.egret.proto.TupleData;
 import dev.egret.serialization.TupleValuesCodec;
 import dev.egret.wire.FrameChannel;
+import dev.egret.wire.HelloServer;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
@@ -88,10 +88,8 @@ final class FakeSm implements AutoCloseable {
     /** Accepts the next connection and answers its hello. */
     Conn accept(String instanceId) throws IOException {
         FrameChannel ch = new FrameChannel(server.accept(), 64 << 20);
-        Hello hello = Hello.parseFrom(ch.readFrame(FrameChannel.HELLO_MAX_BYTES));
-        assertEquals(PeerRole.PEER_ROLE_INSTANCE, hello.getRole());
+        Hello hello = HelloServer.accept(ch, TOKEN, PeerRole.PEER_ROLE_INSTANCE);
         assertEquals(instanceId, hello.getPeerId());
-        ch.write(HelloReply.newBuilder().setAccepted(true).build());
         return new Conn(ch);
     }
 

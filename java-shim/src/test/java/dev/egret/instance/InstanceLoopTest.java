@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.protobuf.ByteString;
 import dev.egret.proto.Hello;
-import dev.egret.proto.HelloReply;
 import dev.egret.proto.InstanceAssignment;
 import dev.egret.proto.InstancePlan;
 import dev.egret.proto.InstanceToStreamManager;
@@ -18,6 +17,7 @@ import dev.egret.proto.TupleBatch;
 import dev.egret.proto.TupleData;
 import dev.egret.serialization.TupleValuesCodec;
 import dev.egret.wire.FrameChannel;
+import dev.egret.wire.HelloServer;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.channels.ServerSocketChannel;
@@ -70,10 +70,8 @@ class InstanceLoopTest {
         t.setDaemon(true);
         t.start();
         FrameChannel sm = new FrameChannel(server.accept(), 64 << 20);
-        Hello hello = Hello.parseFrom(sm.readFrame(FrameChannel.HELLO_MAX_BYTES));
-        assertEquals(PeerRole.PEER_ROLE_INSTANCE, hello.getRole());
+        Hello hello = HelloServer.accept(sm, TOKEN, PeerRole.PEER_ROLE_INSTANCE);
         assertEquals(instanceId, hello.getPeerId());
-        sm.write(HelloReply.newBuilder().setAccepted(true).build());
         return sm;
     }
 

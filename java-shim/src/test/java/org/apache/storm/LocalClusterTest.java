@@ -12,12 +12,12 @@ import dev.egret.client.nimbus.LocalNimbus;
 import dev.egret.proto.ClientRequest;
 import dev.egret.proto.ClientResponse;
 import dev.egret.proto.ExecutorStatsSummary;
-import dev.egret.proto.Hello;
-import dev.egret.proto.HelloReply;
+import dev.egret.proto.PeerRole;
 import dev.egret.proto.SubmitTopologyRequest;
 import dev.egret.proto.SubmitTopologyResponse;
 import dev.egret.proto.Topology;
 import dev.egret.wire.FrameChannel;
+import dev.egret.wire.HelloServer;
 import java.io.IOException;
 import java.lang.reflect.Method;
 import java.net.InetAddress;
@@ -98,8 +98,7 @@ class LocalClusterTest {
     private void serveSubmissions() {
         while (submitServer.isOpen()) {
             try (FrameChannel peer = new FrameChannel(submitServer.accept(), 64 << 20)) {
-                peer.read(Hello.parser(), FrameChannel.HELLO_MAX_BYTES);
-                peer.write(HelloReply.newBuilder().setAccepted(true).build(), FrameChannel.HELLO_MAX_BYTES);
+                HelloServer.accept(peer, SUBMIT_TOKEN, PeerRole.PEER_ROLE_SUBMITTER);
                 Topology t = peer.read(SubmitTopologyRequest.parser()).getTopology();
                 String id = t.getName() + "-" + counter.incrementAndGet() + "-100";
                 Path dir = Files.createDirectories(local.resolve("topologies").resolve(t.getName()));
@@ -122,8 +121,7 @@ class LocalClusterTest {
     private void serveMaster() {
         while (tmServer.isOpen()) {
             try (SocketChannel sc = tmServer.accept(); FrameChannel ch = new FrameChannel(sc, 1 << 20)) {
-                ch.read(Hello.parser(), FrameChannel.HELLO_MAX_BYTES);
-                ch.write(HelloReply.newBuilder().setAccepted(true).build(), FrameChannel.HELLO_MAX_BYTES);
+                HelloServer.accept(ch, TM_TOKEN, PeerRole.PEER_ROLE_CLIENT);
                 ClientRequest request = ch.read(ClientRequest.parser());
                 requests.add(request);
                 ch.write(answer(request));

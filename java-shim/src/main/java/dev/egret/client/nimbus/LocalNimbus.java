@@ -56,7 +56,7 @@ import org.apache.storm.utils.Utils;
  * {@code tmaster.lock} (the local state manager's registration: empty while no TM is
  * registered) and the secret of its client port in {@code token} (see
  * docs/internals/contracts.md). Each call opens one TCP connection per topology concerned:
- * hello (role CLIENT, the topology's token), one {@code ClientRequest}, one
+ * hello (role CLIENT, proving the topology's token), one {@code ClientRequest}, one
  * {@code ClientResponse}.
  *
  * <p>{@code egret.local.dir} comes from the config given to {@code NimbusClient} (Storm's

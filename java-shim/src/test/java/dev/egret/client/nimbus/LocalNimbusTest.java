@@ -11,12 +11,13 @@ import dev.egret.proto.ClientRequest;
 import dev.egret.proto.ClientResponse;
 import dev.egret.proto.ExecutorStatsSummary;
 import dev.egret.proto.Hello;
-import dev.egret.proto.HelloReply;
+import dev.egret.proto.PeerRole;
 import dev.egret.proto.TaskStatsDelta;
 import dev.egret.proto.Topology;
 import dev.egret.proto.TopologyState;
 import dev.egret.proto.WindowedStats;
 import dev.egret.wire.FrameChannel;
+import dev.egret.wire.HelloServer;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -68,7 +69,7 @@ class LocalNimbusTest {
     private ServerSocketChannel server;
     private Thread acceptor;
     private final List<ClientRequest> requests = new CopyOnWriteArrayList<>();
-    private final List<byte[]> tokens = new CopyOnWriteArrayList<>();
+    private final List<Hello> hellos = new CopyOnWriteArrayList<>();
     private volatile TopologyState state = TopologyState.TOPOLOGY_STATE_RUNNING;
     private volatile boolean killing;
 
@@ -131,9 +132,8 @@ class LocalNimbusTest {
         acceptor = new Thread(() -> {
             while (server.isOpen()) {
                 try (SocketChannel sc = server.accept(); FrameChannel ch = new FrameChannel(sc, 1 << 20)) {
-                    Hello hello = ch.read(Hello.parser(), FrameChannel.HELLO_MAX_BYTES);
-                    tokens.add(hello.getToken().toByteArray());
-                    ch.write(HelloReply.newBuilder().setAccepted(true).build(), FrameChannel.HELLO_MAX_BYTES);
+                    // Refuses (and the call fails) unless the client proves TOKEN.
+                    hellos.add(HelloServer.accept(ch, TOKEN, PeerRole.PEER_ROLE_CLIENT));
                     ClientRequest request = ch.read(ClientRequest.parser());
                     requests.add(request);
                     ch.write(answer(request));
@@ -179,7 +179,7 @@ class LocalNimbusTest {
         assertEquals(2, cluster.get_supervisors().get(0).get_num_used_workers());
         assertTrue(cluster.get_nimbuses().get(0).is_isLeader());
         assertTrue(requests.get(0).hasDescribe());
-        assertTrue(java.util.Arrays.equals(TOKEN, tokens.get(0)), "the topology's token is presented");
+        assertEquals("nimbus-client", hellos.get(0).getPeerId(), "the client proved the topology's token");
     }
 
     @Test
