@@ -25,6 +25,8 @@ use sha2::{Digest, Sha256};
 
 mod local_backend;
 pub mod manager;
+#[cfg(feature = "test-support")]
+pub mod test_support;
 pub mod zk;
 
 pub use local_backend::LocalStateManager;

@@ -1,20 +1,19 @@
 //! The ZooKeeper backend against a real server (Debian's `zookeeper`
-//! package, started per test on a free port; see `support/zk.rs`). Without
+//! package, started per test on a free port; see
+//! `egret_state_manager::test_support`). Without
 //! the package these tests fail, saying how to install it.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 #[path = "support/contract.rs"]
 mod contract;
-#[path = "support/zk.rs"]
-mod zk;
 
 use std::time::{Duration, Instant};
 
 use contract::{addr, next, packing_plan, physical_plan, topology};
 use egret_proto::v1::Topology;
+use egret_state_manager::test_support::{ZkServer, ZkServerError};
 use egret_state_manager::{StateManager, StateManagerError, ZkOptions, ZkStateManager};
 use prost::Message;
-use zk::ZkServer;
 
 /// The environment variable that turns `child_master` into a master process.
 const CHILD_SERVERS: &str = "EGRET_TEST_ZK_CHILD_SERVERS";
@@ -36,7 +35,7 @@ async fn connect(server: &ZkServer, root: &str) -> ZkStateManager {
 
 #[tokio::test]
 async fn the_backend_contract_holds() {
-    let server = ZkServer::start().await;
+    let server = ZkServer::start().unwrap();
     let a = connect(&server, "/egret").await;
     let b = connect(&server, "/egret").await;
     contract::round_trip_of_every_object(&a).await;
@@ -50,7 +49,7 @@ async fn the_backend_contract_holds() {
 
 #[tokio::test]
 async fn nodes_are_laid_out_as_heron_lays_them() {
-    let server = ZkServer::start().await;
+    let server = ZkServer::start().unwrap();
     let sm = connect(&server, "/egret").await;
     let t = topology("wc", "wc-1-1");
     sm.put_topology(&t).await.unwrap();
@@ -93,7 +92,7 @@ async fn nodes_are_laid_out_as_heron_lays_them() {
 /// and a second master registers and is followed.
 #[tokio::test]
 async fn a_closed_session_frees_the_master_for_a_takeover() {
-    let server = ZkServer::start().await;
+    let server = ZkServer::start().unwrap();
     let first = connect(&server, "/egret").await;
     let second = connect(&server, "/egret").await;
     let follower = connect(&server, "/egret").await;
@@ -137,7 +136,7 @@ async fn child_master() {
 /// lasts until the session expires, then a new master takes over.
 #[tokio::test]
 async fn a_killed_master_expires_and_is_replaced() {
-    let server = ZkServer::start().await;
+    let server = ZkServer::start().unwrap();
     let follower = connect(&server, "/egret").await;
     let mut watch = follower.watch_master("crash").await.unwrap();
     let mut command = std::process::Command::new(std::env::current_exe().unwrap());
@@ -170,7 +169,7 @@ async fn a_killed_master_expires_and_is_replaced() {
 
 #[tokio::test]
 async fn plans_survive_the_client_that_wrote_them() {
-    let server = ZkServer::start().await;
+    let server = ZkServer::start().unwrap();
     let writer = connect(&server, "/egret").await;
     writer
         .put_topology(&topology("keep", "keep-1-1"))
@@ -230,7 +229,7 @@ async fn no_server_is_an_error_naming_the_servers_in_bounded_time() {
 
 #[tokio::test]
 async fn a_server_gone_under_a_client_is_an_error_naming_servers_and_node() {
-    let mut server = ZkServer::start().await;
+    let mut server = ZkServer::start().unwrap();
     let sm = connect(&server, "/egret").await;
     sm.put_topology(&topology("gone", "gone-1-1"))
         .await
@@ -254,7 +253,7 @@ async fn the_configured_backend_opens_and_dispatches() {
         STATE_MANAGER, StateManagerConfig, ZOOKEEPER_ROOT, ZOOKEEPER_SERVERS,
     };
     use egret_state_manager::Backend;
-    let server = ZkServer::start().await;
+    let server = ZkServer::start().unwrap();
     let mut config = egret_config::ConfigMap::new();
     config.insert(STATE_MANAGER.into(), "zookeeper".into());
     config.insert(ZOOKEEPER_SERVERS.into(), server.servers().into());
@@ -283,7 +282,7 @@ async fn the_configured_backend_opens_and_dispatches() {
 /// naming the node, in bounded time, and the session goes on.
 #[tokio::test]
 async fn an_oversized_topology_is_an_error_naming_the_node() {
-    let server = ZkServer::start().await;
+    let server = ZkServer::start().unwrap();
     let sm = connect(&server, "/egret").await;
     let mut big = topology("big", "big-1-1");
     big.config_json = format!("{{\"x\":\"{}\"}}", "y".repeat(2 * 1024 * 1024));
@@ -304,4 +303,45 @@ async fn an_oversized_topology_is_an_error_naming_the_node() {
     sm.put_topology(&topology("small", "small-1-1"))
         .await
         .unwrap();
+}
+
+/// The test server listens on the address it is given, and only there (the
+/// multi-host tests start it on a bridge address; 127.0.0.2 is loopback too).
+#[tokio::test]
+async fn the_test_server_listens_on_the_given_address_only() {
+    let ip: std::net::IpAddr = "127.0.0.2".parse().unwrap();
+    let server = ZkServer::start_on(ip).unwrap();
+    assert_eq!(server.addr().ip(), ip);
+    assert_eq!(
+        server.servers(),
+        format!("127.0.0.2:{}", server.addr().port())
+    );
+    let sm = connect(&server, "/egret").await;
+    sm.put_topology(&topology("here", "here-1-1"))
+        .await
+        .unwrap();
+    let elsewhere = std::net::SocketAddr::from(([127, 0, 0, 1], server.addr().port()));
+    let refused = std::net::TcpStream::connect(elsewhere).unwrap_err();
+    assert_eq!(
+        refused.kind(),
+        std::io::ErrorKind::ConnectionRefused,
+        "{refused}"
+    );
+}
+
+/// A server that cannot start (its port is taken) is an error carrying its
+/// log, not a hang.
+#[test]
+fn a_test_server_that_cannot_start_fails_with_its_log() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let err = match ZkServer::start_at(taken.local_addr().unwrap()) {
+        Ok(server) => panic!("started on the taken {}", server.servers()),
+        Err(err) => err,
+    };
+    match &err {
+        ZkServerError::Exited { log, .. } => {
+            assert!(log.contains("Address already in use"), "{err}")
+        }
+        other => panic!("expected the server to exit, got: {other}"),
+    }
 }

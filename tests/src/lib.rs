@@ -34,6 +34,7 @@ use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 use tempfile::TempDir;
 
+pub mod hosts;
 pub mod jars;
 
 /// Package of the example topologies in the examples jar.
