@@ -9,6 +9,10 @@ import java.util.Map;
 public abstract class ClientBlobStore implements AutoCloseable {
     public abstract void prepare(Map<String, Object> conf);
 
+    /** The metadata of the blob {@code key}. */
+    public abstract org.apache.storm.generated.ReadableBlobMeta getBlobMeta(String key)
+            throws org.apache.storm.generated.AuthorizationException, org.apache.storm.generated.KeyNotFoundException;
+
     @Override
     public abstract void close();
 }

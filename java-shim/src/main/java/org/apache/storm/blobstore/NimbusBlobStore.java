@@ -13,6 +13,12 @@ public class NimbusBlobStore extends ClientBlobStore {
     }
 
     @Override
+    public org.apache.storm.generated.ReadableBlobMeta getBlobMeta(String key)
+            throws org.apache.storm.generated.AuthorizationException, org.apache.storm.generated.KeyNotFoundException {
+        throw new UnsupportedOperationException("The Storm blob store (NimbusBlobStore) is not supported by Egret");
+    }
+
+    @Override
     public void close() {
     }
 }

@@ -16,6 +16,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.storm.serialization.types.ArrayListSerializer;
 import org.apache.storm.serialization.types.HashMapSerializer;
 import org.apache.storm.serialization.types.HashSetSerializer;
+import org.apache.storm.serialization.types.ListDelegateSerializer;
+import org.apache.storm.utils.ListDelegate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -65,7 +67,7 @@ public class SerializationFactory {
                 stringOr(conf.get("topology.kryo.factory"), DefaultKryoFactory.class.getName()), IKryoFactory.class);
         Kryo k = kryoFactory.getKryo(conf);
         k.register(byte[].class);
-        registerIfPresent(k, "org.apache.storm.utils.ListDelegate");
+        registerTupleSerializer(k, conf);
         k.register(ArrayList.class, new ArrayListSerializer());
         k.register(HashMap.class, new HashMapSerializer());
         k.register(HashSet.class, new HashSetSerializer());
@@ -246,6 +248,22 @@ public class SerializationFactory {
             return ret;
         }
         throw new IllegalArgumentException("topology.kryo.register must be a list or a map, not " + conf);
+    }
+
+    /** {@code ListDelegate} with the serializer {@code topology.tuple.serializer} names (Storm's default: ListDelegateSerializer). */
+    @SuppressWarnings("unchecked")
+    private static void registerTupleSerializer(Kryo k, Map<String, Object> conf) {
+        String name = stringOr(conf.get("topology.tuple.serializer"), ListDelegateSerializer.class.getName());
+        Class<?> c;
+        try {
+            c = Class.forName(name, true, classLoader());
+        } catch (ClassNotFoundException e) {
+            throw new RuntimeException("Could not find the tuple serializer " + name + " (topology.tuple.serializer)", e);
+        }
+        if (!Serializer.class.isAssignableFrom(c)) {
+            throw new RuntimeException("topology.tuple.serializer " + name + " is not a Kryo Serializer");
+        }
+        k.register(ListDelegate.class, resolveSerializerInstance(k, ListDelegate.class, (Class<? extends Serializer>) c, conf));
     }
 
     private static void registerIfPresent(Kryo k, String className) {

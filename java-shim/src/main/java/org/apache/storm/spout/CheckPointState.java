@@ -19,8 +19,8 @@ import java.io.Serializable;
 public class CheckPointState implements Serializable {
     private static final long serialVersionUID = 1L;
 
-    private final long txid;
-    private final State state;
+    private long txid;
+    private State state;
 
     /** The phases of a transaction. */
     public enum State {
@@ -39,6 +39,10 @@ public class CheckPointState implements Serializable {
         ROLLBACK,
         /** Hand the (last committed) state to the bolt. */
         INITSTATE
+    }
+
+    /** An empty state for serializers that fill the fields in (Kryo's FieldSerializer); txid 0, no phase. */
+    public CheckPointState() {
     }
 
     public CheckPointState(long txid, State state) {
@@ -85,6 +89,23 @@ public class CheckPointState implements Serializable {
             default:
                 return this;
         }
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (this == o) {
+            return true;
+        }
+        if (!(o instanceof CheckPointState)) {
+            return false;
+        }
+        CheckPointState other = (CheckPointState) o;
+        return txid == other.txid && state == other.state;
+    }
+
+    @Override
+    public int hashCode() {
+        return 31 * Long.hashCode(txid) + (state == null ? 0 : state.hashCode());
     }
 
     @Override

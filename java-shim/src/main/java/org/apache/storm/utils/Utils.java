@@ -474,26 +474,98 @@ public class Utils {
                 + " by Egret: ship files in the topology jar or read them from a shared path");
     }
 
-    /** Accepts a topology without {@code topology.blobstore.map}; Egret has no blob store for one that has. */
+    /**
+     * Accepts a topology without {@code topology.blobstore.map}; Egret has no blob store to look up
+     * the blobs of one that has (the two-argument forms check the blobs in the store they are given).
+     */
     public static void validateTopologyBlobStoreMap(Map<String, Object> topoConf)
-            throws org.apache.storm.generated.InvalidTopologyException {
-        Object map = topoConf == null ? null : topoConf.get("topology.blobstore.map");
-        if (map instanceof Map && !((Map<?, ?>) map).isEmpty()) {
+            throws org.apache.storm.generated.InvalidTopologyException, org.apache.storm.generated.AuthorizationException {
+        Map<String, Map<String, Object>> blobs = topologyBlobs(topoConf);
+        if (!blobs.isEmpty()) {
             throw new org.apache.storm.generated.InvalidTopologyException("topology.blobstore.map names blobs "
-                    + ((Map<?, ?>) map).keySet() + " but the Storm blob store is not supported by Egret");
+                    + blobs.keySet() + " but the Storm blob store is not supported by Egret");
         }
     }
 
+    /** Checks that every blob of {@code topology.blobstore.map} exists in {@code client} and that its options are valid. */
     public static void validateTopologyBlobStoreMap(Map<String, Object> topoConf,
                                                     org.apache.storm.blobstore.NimbusBlobStore client)
-            throws org.apache.storm.generated.InvalidTopologyException {
-        validateTopologyBlobStoreMap(topoConf);
+            throws org.apache.storm.generated.InvalidTopologyException, org.apache.storm.generated.AuthorizationException {
+        for (Map.Entry<String, Map<String, Object>> blob : topologyBlobs(topoConf).entrySet()) {
+            try {
+                client.getBlobMeta(blob.getKey());
+            } catch (org.apache.storm.generated.KeyNotFoundException e) {
+                throw blobNotFound(blob.getKey());
+            }
+            validateBlobOptions(blob.getKey(), blob.getValue());
+        }
     }
 
+    /** Checks that every blob of {@code topology.blobstore.map} exists in {@code blobStore} and that its options are valid. */
     public static void validateTopologyBlobStoreMap(Map<String, Object> topoConf,
                                                     org.apache.storm.blobstore.BlobStore blobStore)
+            throws org.apache.storm.generated.InvalidTopologyException, org.apache.storm.generated.AuthorizationException {
+        javax.security.auth.Subject subject = org.apache.storm.security.auth.ReqContext.context().subject();
+        for (Map.Entry<String, Map<String, Object>> blob : topologyBlobs(topoConf).entrySet()) {
+            try {
+                blobStore.getBlobMeta(blob.getKey(), subject);
+            } catch (org.apache.storm.generated.KeyNotFoundException e) {
+                throw blobNotFound(blob.getKey());
+            }
+            validateBlobOptions(blob.getKey(), blob.getValue());
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Map<String, Object>> topologyBlobs(Map<String, Object> topoConf)
             throws org.apache.storm.generated.InvalidTopologyException {
-        validateTopologyBlobStoreMap(topoConf);
+        Object map = topoConf == null ? null : topoConf.get("topology.blobstore.map");
+        if (map == null) {
+            return Collections.emptyMap();
+        }
+        if (!(map instanceof Map)) {
+            throw new org.apache.storm.generated.InvalidTopologyException(
+                    "topology.blobstore.map must be a map from a blob key to its options, but was " + map);
+        }
+        Map<String, Map<String, Object>> ret = new java.util.LinkedHashMap<>();
+        for (Map.Entry<?, ?> e : ((Map<?, ?>) map).entrySet()) {
+            Object options = e.getValue() == null ? Collections.emptyMap() : e.getValue();
+            if (!(e.getKey() instanceof String) || !(options instanceof Map)) {
+                throw new org.apache.storm.generated.InvalidTopologyException("topology.blobstore.map must map a blob"
+                        + " key to a map of its options, but " + e.getKey() + " maps to " + e.getValue());
+            }
+            ret.put((String) e.getKey(), (Map<String, Object>) options);
+        }
+        return ret;
+    }
+
+    private static org.apache.storm.generated.InvalidTopologyException blobNotFound(String key) {
+        return new org.apache.storm.generated.InvalidTopologyException("Key not found: " + key);
+    }
+
+    /** A blob's options: {@code localname} a string, {@code uncompress} and {@code workerRestart} booleans. */
+    private static void validateBlobOptions(String key, Map<String, Object> options)
+            throws org.apache.storm.generated.InvalidTopologyException {
+        for (Map.Entry<String, Object> o : options.entrySet()) {
+            Object v = o.getValue();
+            boolean ok;
+            switch (o.getKey()) {
+                case "localname":
+                    ok = v == null || v instanceof String;
+                    break;
+                case "uncompress":
+                case "workerRestart":
+                    ok = v == null || v instanceof Boolean;
+                    break;
+                default:
+                    ok = true;
+            }
+            if (!ok) {
+                throw new org.apache.storm.generated.InvalidTopologyException("Blob " + key + " of topology.blobstore.map:"
+                        + " option " + o.getKey() + " has the wrong type: " + v + " (" + v.getClass().getSimpleName()
+                        + "); localname is a string, uncompress and workerRestart are booleans");
+            }
+        }
     }
 
     /** Storm's topology ZooKeeper auth: {@code storm.zookeeper.topology.auth.scheme} set and non-empty. */
@@ -884,8 +956,17 @@ public class Utils {
         return new GlobalStreamId(componentId, streamId);
     }
 
-    /** Whether a config survives a JSON round trip (what a topology config must do). */
+    /**
+     * Whether a config survives a JSON round trip unchanged (what a topology config must do):
+     * null, strings, booleans, numbers, lists and maps with string keys, nested; a character,
+     * which JSON turns into a string, or any other object makes it invalid.
+     */
     public static boolean isValidConf(Map<String, Object> topoConf) {
+        String bad = firstNonJson(topoConf, "");
+        if (bad != null) {
+            LOG.warn("Topology conf is not valid: {}", bad);
+            return false;
+        }
         try {
             ConfigJson.validate(topoConf);
             return true;
@@ -893,6 +974,38 @@ public class Utils {
             LOG.warn("Topology conf is not valid: {}", e.getMessage());
             return false;
         }
+    }
+
+    /** What in {@code value} does not survive a JSON round trip, or null. */
+    private static String firstNonJson(Object value, String path) {
+        if (value == null || value instanceof String || value instanceof Boolean || value instanceof Number) {
+            return null;
+        }
+        if (value instanceof Map) {
+            for (Map.Entry<?, ?> e : ((Map<?, ?>) value).entrySet()) {
+                String at = path.isEmpty() ? String.valueOf(e.getKey()) : path + "." + e.getKey();
+                if (!(e.getKey() instanceof String)) {
+                    return at + ": the map key " + e.getKey() + " is not a string";
+                }
+                String bad = firstNonJson(e.getValue(), at);
+                if (bad != null) {
+                    return bad;
+                }
+            }
+            return null;
+        }
+        if (value instanceof Iterable) {
+            int i = 0;
+            for (Object entry : (Iterable<?>) value) {
+                String bad = firstNonJson(entry, path + "[" + i++ + "]");
+                if (bad != null) {
+                    return bad;
+                }
+            }
+            return null;
+        }
+        return (path.isEmpty() ? "the config" : path) + ": " + value + " (" + value.getClass().getName()
+                + ") does not survive a JSON round trip";
     }
 
     public static String threadDump() {
