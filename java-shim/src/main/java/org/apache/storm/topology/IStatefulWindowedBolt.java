@@ -4,7 +4,7 @@ import org.apache.storm.state.State;
 
 /** A windowed bolt with checkpointed state. */
 public interface IStatefulWindowedBolt<T extends State> extends IStatefulComponent<T>, IWindowedBolt {
-    /** Whether the window itself is kept in the state (Egret keeps windows in memory either way). */
+    /** Whether the window itself is kept in the state ({@link PersistentWindowedBoltExecutor}). */
     default boolean isPersistent() {
         return false;
     }

@@ -211,7 +211,10 @@ public class TopologyBuilder {
         return setBolt(id, new StatefulBoltExecutor<T>(bolt), parallelismHint);
     }
 
-    /** A stateful windowed bolt, run in a {@link StatefulWindowedBoltExecutor} inside a {@link StatefulBoltExecutor}. */
+    /**
+     * A stateful windowed bolt, run in a {@link StatefulWindowedBoltExecutor} (or, with
+     * persistent windows, a {@link PersistentWindowedBoltExecutor}) inside a {@link StatefulBoltExecutor}.
+     */
     public <T extends State> BoltDeclarer setBolt(String id, IStatefulWindowedBolt<T> bolt)
             throws IllegalArgumentException {
         return setBolt(id, bolt, null);
@@ -220,7 +223,9 @@ public class TopologyBuilder {
     public <T extends State> BoltDeclarer setBolt(String id, IStatefulWindowedBolt<T> bolt, Number parallelismHint)
             throws IllegalArgumentException {
         hasStatefulBolt = true;
-        return setBolt(id, new StatefulBoltExecutor<T>(new StatefulWindowedBoltExecutor<T>(bolt)), parallelismHint);
+        IStatefulBolt<T> executor = bolt.isPersistent() ? new PersistentWindowedBoltExecutor<>(bolt)
+                : new StatefulWindowedBoltExecutor<>(bolt);
+        return setBolt(id, new StatefulBoltExecutor<T>(executor), parallelismHint);
     }
 
     public SpoutDeclarer setSpout(String id, IRichSpout spout) throws IllegalArgumentException {

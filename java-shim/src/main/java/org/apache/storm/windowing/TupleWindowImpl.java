@@ -4,7 +4,10 @@ import java.util.List;
 import java.util.Objects;
 import org.apache.storm.tuple.Tuple;
 
-/** A {@link TupleWindow} over lists the caller no longer changes. */
+/**
+ * A {@link TupleWindow} over lists the caller no longer changes. As in Storm, two windows
+ * are equal when their tuples, new tuples and expired tuples are (the timestamps do not count).
+ */
 public class TupleWindowImpl implements TupleWindow {
     private final List<Tuple> tuples;
     private final List<Tuple> newTuples;
@@ -66,13 +69,11 @@ public class TupleWindowImpl implements TupleWindow {
         }
         TupleWindowImpl that = (TupleWindowImpl) o;
         return Objects.equals(tuples, that.tuples) && Objects.equals(newTuples, that.newTuples)
-                && Objects.equals(expiredTuples, that.expiredTuples)
-                && Objects.equals(startTimestamp, that.startTimestamp)
-                && Objects.equals(endTimestamp, that.endTimestamp);
+                && Objects.equals(expiredTuples, that.expiredTuples);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(tuples, newTuples, expiredTuples, startTimestamp, endTimestamp);
+        return Objects.hash(tuples, newTuples, expiredTuples);
     }
 }

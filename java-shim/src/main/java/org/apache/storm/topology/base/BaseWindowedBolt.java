@@ -11,7 +11,7 @@ import org.apache.storm.task.TopologyContext;
 import org.apache.storm.topology.IWindowedBolt;
 import org.apache.storm.topology.OutputFieldsDeclarer;
 import org.apache.storm.windowing.TimestampExtractor;
-import org.apache.storm.windowing.TupleFieldTimestampExtractor;
+import org.apache.storm.topology.TupleFieldTimestampExtractor;
 
 /**
  * A windowed bolt configured fluently: the window's length and sliding interval (counts or

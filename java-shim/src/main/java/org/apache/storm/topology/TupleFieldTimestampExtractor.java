@@ -1,6 +1,7 @@
-package org.apache.storm.windowing;
+package org.apache.storm.topology;
 
 import org.apache.storm.tuple.Tuple;
+import org.apache.storm.windowing.TimestampExtractor;
 
 /** Reads the event time from a long field of the tuple. */
 public final class TupleFieldTimestampExtractor implements TimestampExtractor {
