@@ -36,6 +36,7 @@ use egret_metrics::{Registry, SnapshotWriter};
 use egret_proto::Token;
 use egret_proto::v1::{ComponentKind, PackingPlan, PhysicalPlan, Topology, TopologyState};
 use egret_state_manager::{StateError, TopologyDir};
+use egret_transport::{CredentialsError, Tls};
 use tokio::net::{TcpListener, UnixListener};
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
@@ -82,6 +83,8 @@ pub enum StreamManagerError {
     Plan(#[from] PlanError),
     #[error("invalid topology settings: {0}")]
     Settings(#[from] SettingsError),
+    #[error("the topology's credentials are not usable: {0}")]
+    Credentials(#[from] CredentialsError),
     #[error("cannot {action} {what}: {source}")]
     Io {
         action: &'static str,
@@ -115,6 +118,8 @@ pub(crate) struct Shared {
     pub dir: TopologyDir,
     pub index: i32,
     pub token: Token,
+    /// The TLS layer of the TCP links (peers and master).
+    pub tls: Tls,
     pub max_frame_bytes: usize,
     pub topology: Arc<Topology>,
     pub packing: PackingPlan,
@@ -158,7 +163,9 @@ pub async fn run(options: StreamManagerOptions) -> Result<(), StreamManagerError
     let index = options.container_index;
     let topology = dir.read_topology()?;
     let packing = dir.read_packing_plan()?;
-    let token = dir.read_token()?;
+    let credentials = dir.read_credentials()?;
+    let token = credentials.token().clone();
+    let tls = Tls::new(&credentials)?;
     let table = DeliveryTable::build(&topology, &packing, index)?;
     let settings = *egret_config::settings::settings_of(&topology)?;
     info!(
@@ -284,6 +291,7 @@ pub async fn run(options: StreamManagerOptions) -> Result<(), StreamManagerError
         dir,
         index,
         token,
+        tls,
         max_frame_bytes,
         topology: Arc::new(topology),
         packing,
@@ -368,6 +376,7 @@ pub async fn run(options: StreamManagerOptions) -> Result<(), StreamManagerError
     let _ = tokio::time::timeout(KILL_GRACE, futures::future::join_all(instance_writers)).await;
     cancel.cancel();
     shared.router.publish_metrics(&shared.metrics);
+    shared.tls.refused().publish(&shared.metrics);
     if let Err(err) = SnapshotWriter::new(shared.dir.path(), &format!("stmgr-{index}"))
         .write_now(&shared.metrics, std::time::Instant::now())
     {
@@ -404,6 +413,7 @@ async fn ledger_timer(shared: Arc<Shared>, acking: AckingSettings) {
             }
             _ = metrics.tick() => {
                 shared.router.publish_metrics(&shared.metrics);
+                shared.tls.refused().publish(&shared.metrics);
                 match writer.write_if_due(&shared.metrics, std::time::Instant::now()) {
                     Ok(_) => failing = false,
                     Err(err) => {

@@ -227,7 +227,7 @@ impl LocalSubmitter {
             to: dir.jar(),
             source,
         })?;
-        dir.create_token()?;
+        dir.create_credentials(&topology.name)?;
         dir.write_packing_plan(plan)?;
         dir.write_topology(topology)?;
         if self.start_scheduler {
@@ -373,7 +373,9 @@ mod tests {
             (1, 2, 2)
         );
         assert!(dir.jar().is_file());
-        assert!(dir.read_token().is_ok());
+        assert!(dir.read_credentials().is_ok());
+        assert!(dir.credentials_dir().join("key.pem").is_file());
+        assert!(!dir.path().join("token").exists());
         let err = submitter
             .submit(topology("wc", vec![spout("s")]), &jar)
             .unwrap_err();

@@ -33,6 +33,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use egret_metrics::{Registry, SnapshotWriter};
 use egret_proto::frame::{decode_message, encode_message};
 use egret_proto::handshake::accept;
 use egret_proto::v1::{
@@ -43,6 +44,7 @@ use egret_proto::v1::{
 };
 use egret_proto::{FrameCodec, Token};
 use egret_state_manager::{StateError, TopologyDir};
+use egret_transport::{CredentialsError, Tls, TlsStream};
 use futures::{SinkExt, StreamExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{oneshot, watch};
@@ -55,6 +57,11 @@ pub mod stats;
 
 /// How long a peer may take to send its hello (and a client its request).
 const HELLO_TIMEOUT: Duration = Duration::from_secs(10);
+/// How often the refused-handshake counters are copied to the metrics
+/// registry (the snapshot writer throttles the file writes itself).
+const METRICS_TICK: Duration = Duration::from_secs(1);
+/// The master's metrics snapshot: `DIR/metrics/tmaster.json`.
+const METRICS_PROCESS: &str = "tmaster";
 /// A stream manager heartbeats every 5 s; three missed heartbeats mean it is gone.
 const LIVENESS_TIMEOUT: Duration = Duration::from_secs(15);
 /// After a kill publishes KILLED, how long the master goes on serving (the
@@ -78,6 +85,8 @@ pub enum TopologyMasterError {
     EmptyPacking,
     #[error(transparent)]
     Settings(#[from] egret_config::settings::SettingsError),
+    #[error("the topology's credentials are not usable: {0}")]
+    Credentials(#[from] CredentialsError),
 }
 
 /// Runs the topology master until its topology has been killed (then the
@@ -99,6 +108,8 @@ struct Shared {
     topology: Topology,
     packing: PackingPlan,
     token: Token,
+    /// The TLS layer of every connection (the listener serves TLS only).
+    tls: Tls,
     max_frame_bytes: usize,
     /// `topology.message.timeout.secs`, resolved: the wait of a kill without options.
     message_timeout_secs: u32,
@@ -132,7 +143,9 @@ impl TopologyMaster {
         if packing.containers.is_empty() {
             return Err(TopologyMasterError::EmptyPacking);
         }
-        let token = dir.read_token()?;
+        let credentials = dir.read_credentials()?;
+        let token = credentials.token().clone();
+        let tls = Tls::new(&credentials)?;
         let settings = egret_config::settings::settings_of(&topology)?;
         info!(
             "Resolved settings: {}",
@@ -156,6 +169,7 @@ impl TopologyMaster {
             topology,
             packing,
             token,
+            tls,
             max_frame_bytes,
             message_timeout_secs,
             started: Instant::now(),
@@ -186,11 +200,25 @@ impl TopologyMaster {
             let _ = killed.wait_for(|k| *k).await;
             tokio::time::sleep(KILLED_GRACE).await;
         });
+        let registry = Registry::new();
+        let mut snapshots = SnapshotWriter::new(self.shared.dir.path(), METRICS_PROCESS);
+        let mut metrics = tokio::time::interval(METRICS_TICK);
+        metrics.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             tokio::select! {
                 _ = &mut exit => {
                     info!("The topology was killed: the topology master exits.");
+                    self.shared.tls.refused().publish(&registry);
+                    if let Err(err) = snapshots.write_now(&registry, Instant::now()) {
+                        warn!(error = %err, "Writing the last metrics snapshot failed.");
+                    }
                     return;
+                }
+                _ = metrics.tick() => {
+                    self.shared.tls.refused().publish(&registry);
+                    if let Err(err) = snapshots.write_if_due(&registry, Instant::now()) {
+                        debug!(error = %err, "Writing the metrics snapshot failed.");
+                    }
                 }
                 accepted = self.listener.accept() => match accepted {
                     Ok((stream, peer)) => {
@@ -384,6 +412,11 @@ fn count(n: usize) -> i32 {
 
 async fn handle_connection(shared: Arc<Shared>, stream: TcpStream, peer: SocketAddr) {
     let _ = stream.set_nodelay(true);
+    // TLS first: nothing of the peer is decoded before its handshake is
+    // complete. A refusal is logged and counted by the TLS layer.
+    let Ok(stream) = shared.tls.accept(stream, peer).await else {
+        return;
+    };
     let hello = tokio::time::timeout(
         HELLO_TIMEOUT,
         accept(
@@ -416,7 +449,7 @@ async fn handle_connection(shared: Arc<Shared>, stream: TcpStream, peer: SocketA
 
 async fn serve_stream_manager(
     shared: Arc<Shared>,
-    framed: Framed<TcpStream, FrameCodec>,
+    framed: Framed<TlsStream, FrameCodec>,
     peer_id: String,
     peer: SocketAddr,
 ) {
@@ -561,7 +594,7 @@ fn register_stream_manager(
 
 async fn serve_client(
     shared: Arc<Shared>,
-    framed: Framed<TcpStream, FrameCodec>,
+    framed: Framed<TlsStream, FrameCodec>,
     peer: SocketAddr,
 ) {
     let (mut sink, mut stream) = framed.split();
