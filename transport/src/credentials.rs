@@ -163,14 +163,16 @@ impl TopologyCredentials {
     }
 
     /// Takes the CA, certificate and key from configured files (copied into
-    /// the topology's credentials instead of generating them) and a fresh token.
+    /// the topology's credentials instead of generating them) and a fresh
+    /// token. The key file must be its owner's alone, as in a credentials
+    /// directory.
     pub fn from_files(ca: &Path, cert: &Path, key: &Path) -> Result<Self, CredentialsError> {
         let read = |path: &Path| fs::read_to_string(path).map_err(io_err("read", path));
         Self::from_parts(
             new_token(),
             read(ca)?,
             read(cert)?,
-            read(key)?,
+            read_private(key)?,
             [ca, cert, key],
         )
     }
