@@ -378,9 +378,10 @@ async fn bad_peers_and_bad_requests_are_refused() {
 }
 
 /// The value of `egret.tls.refused` for `reason` in the master's snapshot,
-/// once it is there (the snapshot is written within a second or so).
+/// once it is there (a snapshot is rewritten at most every
+/// `SNAPSHOT_INTERVAL`, so this waits up to a few of them).
 async fn refused_in_snapshot(dir: &TopologyDir, reason: &str) -> f64 {
-    let deadline = tokio::time::Instant::now() + WAIT;
+    let deadline = tokio::time::Instant::now() + 3 * egret_metrics::SNAPSHOT_INTERVAL;
     loop {
         let value = egret_metrics::read_snapshots(dir.path())
             .unwrap_or_default()
