@@ -12,7 +12,9 @@
 //! - [`runner`]: one measured run (spawn, wait for the first task, warm up,
 //!   measure, stop the whole tree);
 //! - [`plan`]: the command lines of each system and the alternation of rounds;
-//! - [`report`]: the terminal table, the Markdown report and the SVG chart.
+//! - [`report`]: the terminal table, the Markdown report and the SVG chart;
+//! - [`tls_cost`]: `--tls-cost`, the same framed batches over a TLS and a
+//!   plain loopback link, compared (no Storm, no topology).
 //!
 //! Invariants: every system is measured by the same code (same hook, same
 //! sampler, same window rule: cumulative figures at warm-up end subtracted from
@@ -25,6 +27,7 @@ pub mod plan;
 pub mod procs;
 pub mod report;
 pub mod runner;
+pub mod tls_cost;
 
 use std::path::{Path, PathBuf};
 

@@ -19,7 +19,8 @@ use egret_bench::runner::{self, Timing};
     egret bench --workload const-id-null --duration 30\n  \
     egret bench --workload const-null --rounds 3 --report bench-out\n  \
     egret bench --workload custom --jar app.jar --main com.acme.Topo -- arg1 arg2\n  \
-    egret bench --storm-mode cluster --workers 2 --ceiling\n\n\
+    egret bench --storm-mode cluster --workers 2 --ceiling\n  \
+    egret bench --tls-cost --rounds 3\n\n\
     Global `-c key=value` options are given to every system as topology config. \
     Needs bench/storm-side built (./egret-dev build). Run it as target/release/egret: \
     Egret runs as the egret executable that runs the bench. See docs/bench.md.")]
@@ -79,6 +80,12 @@ pub struct BenchArgs {
     /// Extra JVM flags for Storm's JVM (whitespace-separated)
     #[arg(long, value_name = "FLAGS", allow_hyphen_values = true)]
     storm_jvm_opts: Option<String>,
+    /// Measure only what TLS costs a topology link: the same framed batches over a TLS and a plain loopback connection, alternating --rounds times (no Storm, no topology)
+    #[arg(long)]
+    tls_cost: bool,
+    /// MiB moved per link and run with --tls-cost
+    #[arg(long, default_value_t = 1024, value_name = "MIB")]
+    tls_cost_mib: u64,
     /// Arguments to main() (after --; default: the workload's)
     #[arg(last = true, value_name = "ARGS")]
     args: Vec<String>,
@@ -93,6 +100,9 @@ fn m2_repository() -> PathBuf {
 
 /// Runs `egret bench`; `conf` are the global `-c` options, `java` Egret's `egret.java`.
 pub fn run(args: BenchArgs, conf: Vec<String>, java: String) -> anyhow::Result<()> {
+    if args.tls_cost {
+        return tls_cost(&args);
+    }
     let workload = Workload::parse(&args.workload).with_context(|| {
         format!(
             "unknown workload '{}' (const-null, const-id-null, wordcount, custom)",
@@ -292,6 +302,30 @@ pub fn run(args: BenchArgs, conf: Vec<String>, java: String) -> anyhow::Result<(
     if !failures.is_empty() {
         bail!("{} run(s) failed: {}", failures.len(), failures.join(", "));
     }
+    Ok(())
+}
+
+/// `--tls-cost`: prints the runs and the TLS / plain ratios.
+fn tls_cost(args: &BenchArgs) -> anyhow::Result<()> {
+    if args.rounds == 0 || args.tls_cost_mib == 0 {
+        bail!("--rounds and --tls-cost-mib must be at least 1");
+    }
+    if cfg!(debug_assertions) {
+        eprintln!(
+            "warning: a debug build measures unoptimised TLS and framing; use target/release/egret"
+        );
+    }
+    let options = egret_bench::tls_cost::TlsCostOptions {
+        bytes_per_run: args.tls_cost_mib << 20,
+        rounds: args.rounds,
+        ..Default::default()
+    };
+    println!(
+        "egret bench --tls-cost: {} MiB per run, {} rounds of plain then TLS, loopback",
+        args.tls_cost_mib, args.rounds
+    );
+    let cost = egret_bench::tls_cost::measure(options)?;
+    print!("{}", cost.render());
     Ok(())
 }
 

@@ -308,6 +308,8 @@ async fn run_main(
     let listener = UnixListener::bind(&socket)
         .with_context(|| format!("cannot listen on {}", socket.display()))?;
     let token = Token::new(rand::random::<[u8; 32]>().to_vec());
+    // Where each topology's TLS key material comes from, resolved once.
+    let credentials = egret_config::tls::CredentialsSource::resolve(&config.merged)?;
 
     let mut cmd = std::process::Command::new(&java);
     cmd.args(submitter_args(
@@ -335,7 +337,7 @@ async fn run_main(
         .with_context(|| format!("cannot start the JVM '{}'", java.display()))?;
 
     let launcher = Arc::new(Mutex::new(Launcher {
-        submitter: LocalSubmitter::new(cluster, executable),
+        submitter: LocalSubmitter::new(cluster, executable).with_credentials(credentials),
         user_jar,
         submitted: Vec::new(),
     }));

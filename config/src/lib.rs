@@ -16,6 +16,7 @@
 
 pub mod settings;
 pub mod state;
+pub mod tls;
 pub mod topology;
 
 use std::path::{Path, PathBuf};

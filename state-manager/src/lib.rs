@@ -10,16 +10,16 @@
 //! - every file another process may read while it is being written is written
 //!   atomically (a temporary file in the same directory, then a rename), so a
 //!   reader sees the old content or the new, never a torn one;
-//! - the token file is created with mode 0600 before the token is written.
+//! - the credentials directory is created 0700 and its files 0600 before
+//!   anything is written to them (`egret_transport::credentials`).
 
 use std::fs;
-use std::io::Write;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use bytes::Bytes;
 use egret_proto::Token;
 use egret_proto::v1::{PackingPlan, PhysicalPlan, Topology};
+use egret_transport::{CredentialsError, DEFAULT_VALIDITY, TopologyCredentials, load_token};
 use prost::Message;
 use sha2::{Digest, Sha256};
 
@@ -32,6 +32,9 @@ pub mod zk;
 pub use local_backend::LocalStateManager;
 pub use manager::{Backend, MasterRegistration, MasterWatch, StateManager, StateManagerError};
 pub use zk::{ZkOptions, ZkStateManager};
+
+/// The credentials directory, under the topology dir.
+pub const CREDENTIALS_DIR: &str = "credentials";
 
 /// Longest socket path we accept under the topology dir (the kernel's limit is 107).
 const MAX_SOCKET_PATH: usize = 100;
@@ -57,6 +60,8 @@ pub enum StateError {
     NoSuchTopology(String),
     #[error("{0} is not a topology directory of a local cluster (<root>/topologies/<name>)")]
     NotInCluster(PathBuf),
+    #[error(transparent)]
+    Credentials(#[from] CredentialsError),
     #[error("refusing the socket directory {path}: {problem}")]
     UnsafeSocketDir { path: PathBuf, problem: String },
 }
@@ -285,30 +290,36 @@ impl TopologyDir {
         self.read_message("physical.pb", "physical plan")
     }
 
-    /// Creates a fresh random token (mode 0600) and returns it.
-    pub fn create_token(&self) -> Result<Token, StateError> {
-        let bytes: [u8; 32] = rand::random();
-        let token = Token::new(bytes.to_vec());
-        let path = self.dir.join("token");
-        let mut file = fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&path)
-            .map_err(io_err("create", &path))?;
-        file.write_all(token.to_hex().as_bytes())
-            .map_err(io_err("write", &path))?;
-        Ok(token)
+    /// The topology's credentials directory (`DIR/credentials/`: token, CA,
+    /// certificate, key; see `egret_transport::credentials`).
+    pub fn credentials_dir(&self) -> PathBuf {
+        self.dir.join(CREDENTIALS_DIR)
     }
 
+    /// Generates the topology's credentials (a new CA, its certificate and
+    /// key, a random token) and writes them to [`credentials_dir`](Self::credentials_dir).
+    pub fn create_credentials(
+        &self,
+        topology_name: &str,
+    ) -> Result<TopologyCredentials, StateError> {
+        let credentials = TopologyCredentials::generate(topology_name, DEFAULT_VALIDITY)?;
+        self.save_credentials(&credentials)?;
+        Ok(credentials)
+    }
+
+    /// Writes given credentials (0700 directory, 0600 files); the directory
+    /// must not exist yet.
+    pub fn save_credentials(&self, credentials: &TopologyCredentials) -> Result<(), StateError> {
+        Ok(credentials.save(&self.credentials_dir())?)
+    }
+
+    pub fn read_credentials(&self) -> Result<TopologyCredentials, StateError> {
+        Ok(TopologyCredentials::load(&self.credentials_dir())?)
+    }
+
+    /// Only the token (what the Unix-socket links need).
     pub fn read_token(&self) -> Result<Token, StateError> {
-        let path = self.dir.join("token");
-        let text = fs::read_to_string(&path).map_err(io_err("read", &path))?;
-        Token::from_hex(&text).map_err(|e| StateError::Corrupt {
-            path,
-            what: "token",
-            detail: e.to_string(),
-        })
+        Ok(load_token(&self.credentials_dir())?)
     }
 
     pub fn write_scheduler_pid(&self, pid: u32) -> Result<(), StateError> {
@@ -388,8 +399,12 @@ mod tests {
             cluster.topology("wc").unwrap().read_topology().unwrap(),
             topology
         );
-        let token = dir.create_token().unwrap();
-        assert_eq!(dir.read_token().unwrap(), token);
+        let credentials = dir.create_credentials("wordcount").unwrap();
+        assert_eq!(dir.read_token().unwrap(), *credentials.token());
+        assert_eq!(
+            dir.read_credentials().unwrap().cert_pem(),
+            credentials.cert_pem()
+        );
         let retired = cluster.retire(&dir, "wc-1-1").unwrap();
         assert!(retired.join("topology.pb").is_file());
         assert!(matches!(

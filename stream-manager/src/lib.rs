@@ -37,6 +37,7 @@ use egret_metrics::{Registry, SnapshotWriter};
 use egret_proto::Token;
 use egret_proto::v1::{ComponentKind, PackingPlan, PhysicalPlan, Topology, TopologyState};
 use egret_state_manager::{Backend, StateError, StateManagerError, TopologyDir};
+use egret_transport::{CredentialsError, Tls};
 use tokio::net::{TcpListener, UnixListener};
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
@@ -108,6 +109,8 @@ pub enum StreamManagerError {
     Plan(#[from] PlanError),
     #[error("invalid topology settings: {0}")]
     Settings(#[from] SettingsError),
+    #[error("the topology's credentials are not usable: {0}")]
+    Credentials(#[from] CredentialsError),
     #[error("cannot {action} {what}: {source}")]
     Io {
         action: &'static str,
@@ -145,6 +148,8 @@ pub(crate) struct Shared {
     /// The IP registered with the master (peers dial it).
     pub advertise: IpAddr,
     pub token: Token,
+    /// The TLS layer of the TCP links (peers and master).
+    pub tls: Tls,
     pub max_frame_bytes: usize,
     pub topology: Arc<Topology>,
     pub packing: PackingPlan,
@@ -192,7 +197,9 @@ pub async fn run(options: StreamManagerOptions) -> Result<(), StreamManagerError
     };
     let topology = dir.read_topology()?;
     let packing = dir.read_packing_plan()?;
-    let token = dir.read_token()?;
+    let credentials = dir.read_credentials()?;
+    let token = credentials.token().clone();
+    let tls = Tls::new(&credentials)?;
     let table = DeliveryTable::build(&topology, &packing, index)?;
     let settings = *egret_config::settings::settings_of(&topology)?;
     info!(
@@ -324,6 +331,7 @@ pub async fn run(options: StreamManagerOptions) -> Result<(), StreamManagerError
         state,
         advertise,
         token,
+        tls,
         max_frame_bytes,
         topology: Arc::new(topology),
         packing,
@@ -408,6 +416,7 @@ pub async fn run(options: StreamManagerOptions) -> Result<(), StreamManagerError
     let _ = tokio::time::timeout(KILL_GRACE, futures::future::join_all(instance_writers)).await;
     cancel.cancel();
     shared.router.publish_metrics(&shared.metrics);
+    shared.tls.refused().publish(&shared.metrics);
     if let Err(err) = SnapshotWriter::new(shared.dir.path(), &format!("stmgr-{index}"))
         .write_now(&shared.metrics, std::time::Instant::now())
     {
@@ -444,6 +453,7 @@ async fn ledger_timer(shared: Arc<Shared>, acking: AckingSettings) {
             }
             _ = metrics.tick() => {
                 shared.router.publish_metrics(&shared.metrics);
+                shared.tls.refused().publish(&shared.metrics);
                 match writer.write_if_due(&shared.metrics, std::time::Instant::now()) {
                     Ok(_) => failing = false,
                     Err(err) => {

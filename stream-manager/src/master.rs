@@ -24,6 +24,7 @@ use egret_proto::v1::{
     stream_manager_to_master,
 };
 use egret_state_manager::StateManager;
+use egret_transport::TlsError;
 use futures::{SinkExt, StreamExt};
 use tokio::net::TcpStream;
 use tokio::sync::mpsc;
@@ -79,6 +80,8 @@ enum SessionError {
     Moved(String),
     #[error("cannot connect: {0}")]
     Io(#[from] std::io::Error),
+    #[error(transparent)]
+    Tls(#[from] TlsError),
     #[error("hello failed: {0}")]
     Handshake(#[from] HandshakeError),
     #[error(transparent)]
@@ -169,6 +172,7 @@ async fn session(
     let handshake = async {
         let stream = TcpStream::connect(addr).await?;
         let _ = stream.set_nodelay(true);
+        let stream = shared.tls.connect(stream, addr).await?;
         let peer_id = format!("stmgr-{}", shared.index);
         Ok::<_, SessionError>(
             connect(

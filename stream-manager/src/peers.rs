@@ -18,6 +18,7 @@ use egret_proto::handshake::{HandshakeError, connect};
 use egret_proto::v1::{
     BackpressureNotice, Hello, PeerMessage, PeerRole, PhysicalPlan, peer_message,
 };
+use egret_transport::{TlsError, TlsStream};
 use futures::{SinkExt, StreamExt};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpListener, TcpStream};
@@ -48,6 +49,8 @@ pub(crate) enum PeerEvent {
 enum DialError {
     #[error("cannot connect: {0}")]
     Io(#[from] std::io::Error),
+    #[error(transparent)]
+    Tls(#[from] TlsError),
     #[error("hello failed: {0}")]
     Handshake(#[from] HandshakeError),
     #[error("no answer within {0:?}")]
@@ -156,6 +159,8 @@ pub(crate) async fn accept_loop(shared: Arc<Shared>, listener: TcpListener) {
                 let _ = stream.set_nodelay(true);
                 let task_shared = Arc::clone(&shared);
                 shared.spawn(async move {
+                    // TLS first (a refusal is logged and counted there); the hello inside.
+                    let Ok(stream) = task_shared.tls.accept(stream, addr).await else { return };
                     let allow = |hello: &Hello| match parse_peer_id(&hello.peer_id) {
                         Some(index) if index < task_shared.index && task_shared.peer_events.contains_key(&index) => Ok(()),
                         _ => Err(format!(
@@ -217,10 +222,12 @@ pub(crate) async fn dialer(shared: Arc<Shared>, peer: i32) {
     }
 }
 
-async fn dial(shared: &Shared, addr: &str) -> Result<Framed<TcpStream, FrameCodec>, DialError> {
+async fn dial(shared: &Shared, addr: &str) -> Result<Framed<TlsStream, FrameCodec>, DialError> {
     let attempt = async {
         let stream = TcpStream::connect(addr).await?;
         let _ = stream.set_nodelay(true);
+        let peer = stream.peer_addr()?;
+        let stream = shared.tls.connect(stream, peer).await?;
         Ok(connect(
             stream,
             &shared.token,

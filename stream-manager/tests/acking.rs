@@ -80,7 +80,7 @@ fn write_topology(dir: &TopologyDir) -> Token {
         ],
     })
     .unwrap();
-    dir.create_token().unwrap()
+    dir.create_credentials("test").unwrap().token().clone()
 }
 
 struct Cluster {

@@ -104,7 +104,7 @@ fn write_topology(dir: &TopologyDir) -> Token {
         ],
     })
     .unwrap();
-    dir.create_token().unwrap()
+    dir.create_credentials("test").unwrap().token().clone()
 }
 
 async fn dial(dir: &TopologyDir, container: i32, token: &Token, id: &str) -> Conn {

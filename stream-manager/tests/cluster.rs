@@ -89,7 +89,7 @@ fn write_topology(dir: &TopologyDir) -> Token {
         ],
     })
     .unwrap();
-    dir.create_token().unwrap()
+    dir.create_credentials("test").unwrap().token().clone()
 }
 
 async fn dial(
@@ -214,6 +214,63 @@ async fn tuples_reach_the_instance_hosting_their_task_exactly_once() {
         "{:?}",
         stranger.err()
     );
+
+    // The mesh is TLS only: a peer writing today's hello in clear to
+    // container 2's data port is refused before any frame is decoded, and
+    // counted in stmgr-2's metrics snapshot.
+    let data_port = dir
+        .read_physical_plan()
+        .unwrap()
+        .stream_managers
+        .iter()
+        .find(|sm| sm.container_index == 2)
+        .unwrap()
+        .data_port;
+    let mut plain = tokio::net::TcpStream::connect(("127.0.0.1", data_port as u16))
+        .await
+        .unwrap();
+    let hello = egret_proto::v1::Hello {
+        protocol_version: egret_proto::PROTOCOL_VERSION,
+        role: PeerRole::StreamManager as i32,
+        peer_id: "stmgr-1".into(),
+        client_nonce: Bytes::from(vec![7u8; 32]),
+    };
+    let body = prost::Message::encode_to_vec(&hello);
+    let mut frame = u32::try_from(body.len()).unwrap().to_be_bytes().to_vec();
+    frame.extend_from_slice(&body);
+    tokio::io::AsyncWriteExt::write_all(&mut plain, &frame)
+        .await
+        .unwrap();
+    let mut back = Vec::new();
+    tokio::time::timeout(
+        WAIT,
+        tokio::io::AsyncReadExt::read_to_end(&mut plain, &mut back),
+    )
+    .await
+    .expect("the stream manager closes the plain-text connection")
+    .unwrap_or_default();
+    assert!(
+        back.is_empty() || back[0] == 21,
+        "not a TLS alert: {back:?}"
+    );
+    // A snapshot is rewritten at most every SNAPSHOT_INTERVAL.
+    let deadline = tokio::time::Instant::now() + 3 * egret_metrics::SNAPSHOT_INTERVAL;
+    loop {
+        let counted = egret_metrics::read_snapshots(dir.path())
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|s| s.process == "stmgr-2")
+            .flat_map(|s| s.metrics)
+            .any(|m| m.name == "egret.tls.refused" && m.component == "not-tls" && m.value == 1.0);
+        if counted {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "stmgr-2.json counts no not-tls refusal"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
 
     // split-0 (container 1) sends to every task, twice, plus an unknown task.
     let mut tuples = Vec::new();

@@ -84,7 +84,7 @@ async fn an_instance_report_reaches_the_master_through_its_stream_manager() {
         }],
     })
     .unwrap();
-    let token = dir.create_token().unwrap();
+    let token = dir.create_credentials("test").unwrap().token().clone();
     let sm = tokio::spawn(run(StreamManagerOptions::local(dir.path().to_owned(), 1)));
     let master = TopologyMaster::bind(dir.clone()).await.unwrap();
     let master = tokio::spawn(master.serve());

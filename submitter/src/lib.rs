@@ -28,10 +28,12 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use egret_config::tls::CredentialsSource;
 use egret_proto::v1::{ComponentKind, PackingPlan, Topology, TopologySettings};
 use egret_scheduler::packing::{self, PackingError};
 use egret_state_manager::{LocalCluster, StateError, TopologyDir};
 use egret_supervisor::{open_log, set_new_session};
+use egret_transport::{CredentialsError, TopologyCredentials};
 
 #[derive(Debug, thiserror::Error)]
 pub enum SubmitError {
@@ -44,6 +46,8 @@ pub enum SubmitError {
     NameInUse(String),
     #[error(transparent)]
     State(StateError),
+    #[error("the TLS files configured by egret.tls.*.file are not usable: {0}")]
+    Credentials(#[from] CredentialsError),
     #[error("cannot copy {from} to {to}: {source}")]
     CopyJar {
         from: PathBuf,
@@ -149,6 +153,9 @@ pub struct LocalSubmitter {
     /// The `egret` executable the scheduler runs (`egret scheduler`).
     executable: PathBuf,
     start_scheduler: bool,
+    /// Where each topology's key material comes from (resolved once, from
+    /// `egret.tls.*.file`).
+    credentials: CredentialsSource,
 }
 
 impl LocalSubmitter {
@@ -157,7 +164,15 @@ impl LocalSubmitter {
             cluster,
             executable,
             start_scheduler: true,
+            credentials: CredentialsSource::Generate,
         }
+    }
+
+    /// Takes every topology's CA, certificate and key from `source` (the
+    /// default generates them per topology).
+    pub fn with_credentials(mut self, source: CredentialsSource) -> Self {
+        self.credentials = source;
+        self
     }
 
     /// A submitter that writes the topology directory but starts no scheduler
@@ -167,6 +182,7 @@ impl LocalSubmitter {
             cluster,
             executable: PathBuf::new(),
             start_scheduler: false,
+            credentials: CredentialsSource::Generate,
         }
     }
 
@@ -227,7 +243,15 @@ impl LocalSubmitter {
             to: dir.jar(),
             source,
         })?;
-        dir.create_token()?;
+        match &self.credentials {
+            CredentialsSource::Generate => {
+                dir.create_credentials(&topology.name)?;
+            }
+            CredentialsSource::Files { ca, cert, key } => {
+                let credentials = TopologyCredentials::from_files(ca, cert, key)?;
+                dir.save_credentials(&credentials)?;
+            }
+        }
         dir.write_packing_plan(plan)?;
         dir.write_topology(topology)?;
         if self.start_scheduler {
@@ -350,6 +374,45 @@ mod tests {
     }
 
     #[test]
+    fn configured_tls_files_are_copied_into_the_topologys_credentials() {
+        use std::os::unix::fs::PermissionsExt;
+        let tmp = tempfile::tempdir().unwrap();
+        let jar = tmp.path().join("app.jar");
+        std::fs::write(&jar, b"PK\x05\x06jar").unwrap();
+        let given = tmp.path().join("given");
+        let made = TopologyCredentials::generate("org", egret_transport::DEFAULT_VALIDITY).unwrap();
+        made.save(&given).unwrap();
+        let files = CredentialsSource::Files {
+            ca: given.join("ca.pem"),
+            cert: given.join("cert.pem"),
+            key: given.join("key.pem"),
+        };
+        let submitter = LocalSubmitter::without_scheduler(LocalCluster::new(tmp.path().join("l")))
+            .with_credentials(files);
+        let s = submitter
+            .submit(topology("wc", vec![spout("s")]), &jar)
+            .unwrap();
+        let copied = s.dir.read_credentials().unwrap();
+        assert_eq!(copied.ca_pem(), made.ca_pem());
+        assert_eq!(copied.cert_pem(), made.cert_pem());
+        // The token is the topology's own, never shared through the files.
+        assert_ne!(copied.token(), made.token());
+
+        // A key file others may read is refused, naming it; nothing is left behind.
+        std::fs::set_permissions(
+            given.join("key.pem"),
+            std::fs::Permissions::from_mode(0o644),
+        )
+        .unwrap();
+        let err = submitter
+            .submit(topology("other", vec![spout("s")]), &jar)
+            .unwrap_err();
+        assert!(matches!(err, SubmitError::Credentials(_)), "{err:?}");
+        assert!(err.to_string().contains("key.pem"), "{err}");
+        assert!(submitter.cluster().topology("other").is_err());
+    }
+
+    #[test]
     fn submission_packs_once_creates_the_dir_and_refuses_a_name_in_use() {
         let tmp = tempfile::tempdir().unwrap();
         let jar = tmp.path().join("app.jar");
@@ -373,7 +436,9 @@ mod tests {
             (1, 2, 2)
         );
         assert!(dir.jar().is_file());
-        assert!(dir.read_token().is_ok());
+        assert!(dir.read_credentials().is_ok());
+        assert!(dir.credentials_dir().join("key.pem").is_file());
+        assert!(!dir.path().join("token").exists());
         let err = submitter
             .submit(topology("wc", vec![spout("s")]), &jar)
             .unwrap_err();

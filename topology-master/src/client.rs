@@ -1,5 +1,6 @@
 //! The client side of the topology master's protocol, used by the `egret`
-//! command (list, kill, activate, deactivate): one connection per request.
+//! command (list, kill, activate, deactivate): one connection per request,
+//! TLS with the topology's credentials, then the hello inside it.
 
 use std::path::Path;
 use std::time::Duration;
@@ -8,6 +9,7 @@ use egret_proto::frame::{DEFAULT_MAX_FRAME_BYTES, FrameError, decode_message, en
 use egret_proto::handshake::{HandshakeError, connect};
 use egret_proto::v1::{ClientRequest, ClientResponse, PeerRole};
 use egret_state_manager::{Backend, StateError, StateManager, StateManagerError, TopologyDir};
+use egret_transport::{CredentialsError, Tls, TlsError};
 use futures::{SinkExt, StreamExt};
 use tokio::net::TcpStream;
 
@@ -25,6 +27,10 @@ pub enum ClientError {
         #[source]
         source: std::io::Error,
     },
+    #[error("the topology's credentials are not usable: {0}")]
+    Credentials(#[from] CredentialsError),
+    #[error("cannot open a TLS connection to the topology master: {0}")]
+    Tls(#[from] TlsError),
     #[error("the topology master refused the connection: {0}")]
     Handshake(#[from] HandshakeError),
     #[error("the topology master connection failed: {0}")]
@@ -50,12 +56,15 @@ pub async fn request(
         .master_location(&name)
         .await?
         .ok_or_else(|| ClientError::NoAddress(topology_dir.display().to_string()))?;
-    let token = dir.read_token()?;
+    let credentials = dir.read_credentials()?;
+    let token = credentials.token().clone();
+    let tls = Tls::new(&credentials)?;
     let exchange = async move {
         let stream = TcpStream::connect(addr)
             .await
             .map_err(|source| ClientError::Connect { addr, source })?;
         let _ = stream.set_nodelay(true);
+        let stream = tls.connect(stream, addr).await?;
         // Responses are small: the default cap is plenty, and reading the
         // topology config for it would add a failure mode for nothing.
         let mut framed = connect(

@@ -33,6 +33,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use egret_metrics::{Registry, SnapshotWriter};
 use egret_proto::frame::{decode_message, encode_message};
 use egret_proto::handshake::accept;
 use egret_proto::v1::{
@@ -45,6 +46,7 @@ use egret_proto::{FrameCodec, Token};
 use egret_state_manager::{
     Backend, MasterRegistration, StateError, StateManager, StateManagerError, TopologyDir,
 };
+use egret_transport::{CredentialsError, Tls, TlsStream, TopologyCredentials};
 use futures::{SinkExt, StreamExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{oneshot, watch};
@@ -57,6 +59,11 @@ pub mod stats;
 
 /// How long a peer may take to send its hello (and a client its request).
 const HELLO_TIMEOUT: Duration = Duration::from_secs(10);
+/// How often the refused-handshake counters are copied to the metrics
+/// registry (the snapshot writer throttles the file writes itself).
+const METRICS_TICK: Duration = Duration::from_secs(1);
+/// The master's metrics snapshot: `DIR/metrics/tmaster.json`.
+const METRICS_PROCESS: &str = "tmaster";
 /// A stream manager heartbeats every 5 s; three missed heartbeats mean it is gone.
 const LIVENESS_TIMEOUT: Duration = Duration::from_secs(15);
 /// After a kill publishes KILLED, how long the master goes on serving (the
@@ -90,6 +97,8 @@ pub enum TopologyMasterError {
     Settings(#[from] egret_config::settings::SettingsError),
     #[error("the topology master's registration was lost ({0}); another master may serve now")]
     RegistrationLost(String),
+    #[error("the topology's credentials are not usable: {0}")]
+    Credentials(#[from] CredentialsError),
 }
 
 /// Runs the topology master until its topology has been killed (then the
@@ -104,7 +113,10 @@ pub async fn run(options: TopologyMasterOptions) -> Result<(), TopologyMasterErr
 pub struct MasterSetup {
     pub state: Arc<Backend>,
     pub name: String,
-    pub token: Token,
+    /// The topology's key material (TLS) and token.
+    pub credentials: TopologyCredentials,
+    /// Where the master writes its metrics snapshot (`<dir>/metrics/tmaster.json`).
+    pub metrics_dir: PathBuf,
     /// The address the listener binds (port 0: any free port).
     pub bind: SocketAddr,
     /// The IP registered in the state manager for peers to dial (with the
@@ -124,6 +136,9 @@ struct Shared {
     topology: Topology,
     packing: PackingPlan,
     token: Token,
+    /// The TLS layer of every connection (the listener serves TLS only).
+    tls: Tls,
+    metrics_dir: PathBuf,
     max_frame_bytes: usize,
     /// `topology.message.timeout.secs`, resolved: the wait of a kill without options.
     message_timeout_secs: u32,
@@ -159,11 +174,12 @@ impl TopologyMaster {
     /// 127.0.0.1 and registers in the local state manager.
     pub async fn bind(dir: TopologyDir) -> Result<Self, TopologyMasterError> {
         let (state, name) = Backend::for_topology_dir(&dir)?;
-        let token = dir.read_token()?;
+        let credentials = dir.read_credentials()?;
         Self::bind_setup(MasterSetup {
             state: Arc::new(state),
             name,
-            token,
+            credentials,
+            metrics_dir: dir.path().to_owned(),
             bind: SocketAddr::from(([127, 0, 0, 1], 0)),
             advertise: None,
         })
@@ -178,7 +194,8 @@ impl TopologyMaster {
         let MasterSetup {
             state,
             name,
-            token,
+            credentials,
+            metrics_dir,
             bind,
             advertise,
         } = setup;
@@ -197,6 +214,8 @@ impl TopologyMaster {
         if packing.containers.is_empty() {
             return Err(TopologyMasterError::EmptyPacking);
         }
+        let token = credentials.token().clone();
+        let tls = Tls::new(&credentials)?;
         let settings = egret_config::settings::settings_of(&topology)?;
         info!(
             "Resolved settings: {}",
@@ -224,6 +243,8 @@ impl TopologyMaster {
             topology,
             packing,
             token,
+            tls,
+            metrics_dir,
             max_frame_bytes,
             message_timeout_secs,
             started: Instant::now(),
@@ -275,6 +296,10 @@ impl TopologyMaster {
             exit_shared.wait_persisted().await;
             tokio::time::sleep(KILLED_GRACE).await;
         });
+        let registry = Registry::new();
+        let mut snapshots = SnapshotWriter::new(&shared.metrics_dir, METRICS_PROCESS);
+        let mut metrics = tokio::time::interval(METRICS_TICK);
+        metrics.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let outcome = loop {
             tokio::select! {
                 _ = &mut exit => {
@@ -284,6 +309,12 @@ impl TopologyMaster {
                 reason = registration.lost() => {
                     error!(%reason, "The topology master's registration was lost: exiting so that one master serves.");
                     break Err(TopologyMasterError::RegistrationLost(reason));
+                }
+                _ = metrics.tick() => {
+                    shared.tls.refused().publish(&registry);
+                    if let Err(err) = snapshots.write_if_due(&registry, Instant::now()) {
+                        debug!(error = %err, "Writing the metrics snapshot failed.");
+                    }
                 }
                 accepted = listener.accept() => match accepted {
                     Ok((stream, peer)) => {
@@ -302,6 +333,10 @@ impl TopologyMaster {
         };
         persister.abort();
         drop(listener);
+        shared.tls.refused().publish(&registry);
+        if let Err(err) = snapshots.write_now(&registry, Instant::now()) {
+            warn!(error = %err, "Writing the last metrics snapshot failed.");
+        }
         if outcome.is_ok()
             && let Err(err) = registration.release().await
         {
@@ -552,6 +587,11 @@ fn count(n: usize) -> i32 {
 
 async fn handle_connection(shared: Arc<Shared>, stream: TcpStream, peer: SocketAddr) {
     let _ = stream.set_nodelay(true);
+    // TLS first: nothing of the peer is decoded before its handshake is
+    // complete. A refusal is logged and counted by the TLS layer.
+    let Ok(stream) = shared.tls.accept(stream, peer).await else {
+        return;
+    };
     let hello = tokio::time::timeout(
         HELLO_TIMEOUT,
         accept(
@@ -584,7 +624,7 @@ async fn handle_connection(shared: Arc<Shared>, stream: TcpStream, peer: SocketA
 
 async fn serve_stream_manager(
     shared: Arc<Shared>,
-    framed: Framed<TcpStream, FrameCodec>,
+    framed: Framed<TlsStream, FrameCodec>,
     peer_id: String,
     peer: SocketAddr,
 ) {
@@ -729,7 +769,7 @@ fn register_stream_manager(
 
 async fn serve_client(
     shared: Arc<Shared>,
-    framed: Framed<TcpStream, FrameCodec>,
+    framed: Framed<TlsStream, FrameCodec>,
     peer: SocketAddr,
 ) {
     let (mut sink, mut stream) = framed.split();

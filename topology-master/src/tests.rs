@@ -21,7 +21,21 @@ const WAIT: Duration = Duration::from_secs(5);
 struct Fixture {
     _tmp: tempfile::TempDir,
     dir: TopologyDir,
+    keys: Keys,
+}
+
+/// What a process of the topology holds: its token and its TLS side.
+struct Keys {
     token: Token,
+    tls: Tls,
+}
+
+impl Keys {
+    /// A TCP connection to `addr` with the TLS handshake done.
+    async fn dial(&self, addr: SocketAddr) -> TlsStream {
+        let tcp = TcpStream::connect(addr).await.unwrap();
+        self.tls.connect(tcp, addr).await.unwrap()
+    }
 }
 
 fn instance(component: &str, executor: i32, tasks: &[i32]) -> InstancePlan {
@@ -74,11 +88,14 @@ fn fixture() -> Fixture {
         ],
     })
     .unwrap();
-    let token = dir.create_token().unwrap();
+    let credentials = dir.create_credentials("wc").unwrap();
     Fixture {
         _tmp: tmp,
         dir,
-        token,
+        keys: Keys {
+            token: credentials.token().clone(),
+            tls: Tls::new(&credentials).unwrap(),
+        },
     }
 }
 
@@ -132,13 +149,13 @@ async fn exited(serving: tokio::task::JoinHandle<()>) -> Duration {
     started.elapsed()
 }
 
-type Conn = Framed<TcpStream, FrameCodec>;
+type Conn = Framed<TlsStream, FrameCodec>;
 
-async fn register(addr: SocketAddr, token: &Token, index: i32, port: u32) -> Conn {
-    let stream = TcpStream::connect(addr).await.unwrap();
+async fn register(addr: SocketAddr, keys: &Keys, index: i32, port: u32) -> Conn {
+    let stream = keys.dial(addr).await;
     let mut framed = egret_proto::handshake::connect(
         stream,
-        token,
+        &keys.token,
         PeerRole::StreamManager,
         &format!("stmgr-{index}"),
         1 << 20,
@@ -200,14 +217,14 @@ async fn send(fixture: &Fixture, request: client_request::Request) -> ClientResp
 async fn plan_goes_to_all_once_every_container_registered_and_again_on_reregistration() {
     let fixture = fixture();
     let addr = start(&fixture).await;
-    let mut one = register(addr, &fixture.token, 1, 1001).await;
+    let mut one = register(addr, &fixture.keys, 1, 1001).await;
     assert!(
         tokio::time::timeout(Duration::from_millis(150), one.next())
             .await
             .is_err(),
         "no plan before every container has registered"
     );
-    let mut two = register(addr, &fixture.token, 2, 2002).await;
+    let mut two = register(addr, &fixture.keys, 2, 2002).await;
     let plan_one = next_plan(&mut one).await;
     let plan_two = next_plan(&mut two).await;
     assert_eq!(plan_one, plan_two);
@@ -218,7 +235,7 @@ async fn plan_goes_to_all_once_every_container_registered_and_again_on_reregistr
     assert_eq!(stored_plan(&fixture, |p| *p == plan_one).await, plan_one);
 
     // Container 2's stream manager restarts on a new port.
-    let mut two_again = register(addr, &fixture.token, 2, 2003).await;
+    let mut two_again = register(addr, &fixture.keys, 2, 2003).await;
     let updated = next_plan(&mut two_again).await;
     assert_eq!(port_of(&updated, 2), 2003);
     assert_eq!(next_plan(&mut one).await, updated);
@@ -232,8 +249,8 @@ async fn plan_goes_to_all_once_every_container_registered_and_again_on_reregistr
 async fn deactivate_and_activate_change_the_state_the_stream_managers_see() {
     let fixture = fixture();
     let addr = start(&fixture).await;
-    let mut one = register(addr, &fixture.token, 1, 1001).await;
-    let mut two = register(addr, &fixture.token, 2, 2002).await;
+    let mut one = register(addr, &fixture.keys, 1, 1001).await;
+    let mut two = register(addr, &fixture.keys, 2, 2002).await;
     next_plan(&mut one).await;
     next_plan(&mut two).await;
 
@@ -279,8 +296,8 @@ async fn deactivate_and_activate_change_the_state_the_stream_managers_see() {
 async fn kill_deactivates_waits_then_kills_and_the_master_exits() {
     let fixture = fixture();
     let (addr, serving) = start_serving(&fixture).await;
-    let mut one = register(addr, &fixture.token, 1, 1001).await;
-    let mut two = register(addr, &fixture.token, 2, 2002).await;
+    let mut one = register(addr, &fixture.keys, 1, 1001).await;
+    let mut two = register(addr, &fixture.keys, 2, 2002).await;
     next_plan(&mut one).await;
     next_plan(&mut two).await;
 
@@ -320,7 +337,7 @@ async fn bad_peers_and_bad_requests_are_refused() {
     let addr = start(&fixture).await;
 
     // A client with a bad token fails the hello.
-    let stream = TcpStream::connect(addr).await.unwrap();
+    let stream = fixture.keys.dial(addr).await;
     let bad = Token::new(vec![7; 32]);
     let refused =
         egret_proto::handshake::connect(stream, &bad, PeerRole::Client, "client", 1 << 20).await;
@@ -331,10 +348,10 @@ async fn bad_peers_and_bad_requests_are_refused() {
     );
 
     // An instance has no business with the master.
-    let stream = TcpStream::connect(addr).await.unwrap();
+    let stream = fixture.keys.dial(addr).await;
     let refused = egret_proto::handshake::connect(
         stream,
-        &fixture.token,
+        &fixture.keys.token,
         PeerRole::Instance,
         "count-0",
         1 << 20,
@@ -343,10 +360,10 @@ async fn bad_peers_and_bad_requests_are_refused() {
     assert!(refused.is_err());
 
     // A malformed request gets a clear error response.
-    let stream = TcpStream::connect(addr).await.unwrap();
+    let stream = fixture.keys.dial(addr).await;
     let mut conn = egret_proto::handshake::connect(
         stream,
-        &fixture.token,
+        &fixture.keys.token,
         PeerRole::Client,
         "client",
         1 << 20,
@@ -379,13 +396,119 @@ async fn bad_peers_and_bad_requests_are_refused() {
     );
 
     // A stream manager registering a container the packing does not have.
-    let mut stranger = register(addr, &fixture.token, 9, 999).await;
+    let mut stranger = register(addr, &fixture.keys, 9, 999).await;
     match next_message(&mut stranger).await.message {
         Some(master_to_stream_manager::Message::Error(reason)) => {
             assert!(reason.contains("container 9"), "{reason}")
         }
         other => panic!("expected a refusal, got {other:?}"),
     }
+}
+
+/// The value of `egret.tls.refused` for `reason` in the master's snapshot,
+/// once it is there (a snapshot is rewritten at most every
+/// `SNAPSHOT_INTERVAL`, so this waits up to a few of them).
+async fn refused_in_snapshot(dir: &TopologyDir, reason: &str) -> f64 {
+    let deadline = tokio::time::Instant::now() + 3 * egret_metrics::SNAPSHOT_INTERVAL;
+    loop {
+        let value = egret_metrics::read_snapshots(dir.path())
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|s| s.process == "tmaster")
+            .flat_map(|s| s.metrics)
+            .find(|m| m.name == egret_transport::REFUSED_METRIC && m.component == reason)
+            .map(|m| m.value);
+        if let Some(value) = value {
+            return value;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "no {reason} refusal in tmaster.json"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test]
+async fn the_master_serves_tls_only_and_counts_what_it_refuses() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let fixture = fixture();
+    let addr = start(&fixture).await;
+
+    // A plain-text client sending a well-formed hello gets no reply.
+    let mut plain = TcpStream::connect(addr).await.unwrap();
+    let hello = egret_proto::v1::Hello {
+        protocol_version: egret_proto::PROTOCOL_VERSION,
+        role: PeerRole::Client as i32,
+        peer_id: "client".into(),
+        client_nonce: Bytes::from(vec![7u8; 32]),
+    };
+    let body = prost::Message::encode_to_vec(&hello);
+    let mut frame = u32::try_from(body.len()).unwrap().to_be_bytes().to_vec();
+    frame.extend_from_slice(&body);
+    plain.write_all(&frame).await.unwrap();
+    let mut back = Vec::new();
+    tokio::time::timeout(WAIT, plain.read_to_end(&mut back))
+        .await
+        .expect("the master closes the plain-text connection")
+        .unwrap_or_default();
+    assert!(
+        back.is_empty() || back[0] == 21,
+        "not a TLS alert: {back:?}"
+    );
+    assert_eq!(refused_in_snapshot(&fixture.dir, "not-tls").await, 1.0);
+
+    // Another topology's credentials: this client refuses the master's
+    // certificate; a client trusting our CA but presenting its own
+    // certificate is refused by the master.
+    let theirs =
+        egret_transport::TopologyCredentials::generate("other", egret_transport::DEFAULT_VALIDITY)
+            .unwrap();
+    let tcp = TcpStream::connect(addr).await.unwrap();
+    let err = Tls::new(&theirs)
+        .unwrap()
+        .connect(tcp, addr)
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.refusal(),
+        Some(egret_transport::RefusalReason::UnknownCa),
+        "{err}"
+    );
+    let credentials = fixture.dir.read_credentials().unwrap();
+    let mixed = tempfile::tempdir().unwrap();
+    let file = |name: &str, text: &str| {
+        let path = mixed.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    };
+    let key_path = theirs
+        .save(&mixed.path().join("theirs"))
+        .map(|()| mixed.path().join("theirs/key.pem"))
+        .unwrap();
+    let intruder = egret_transport::TopologyCredentials::from_files(
+        &file("ca.pem", credentials.ca_pem()),
+        &file("cert.pem", theirs.cert_pem()),
+        &key_path,
+    )
+    .unwrap();
+    let tcp = TcpStream::connect(addr).await.unwrap();
+    if let Ok(stream) = Tls::new(&intruder).unwrap().connect(tcp, addr).await {
+        let refused = egret_proto::handshake::connect(
+            stream,
+            &fixture.keys.token,
+            PeerRole::Client,
+            "client",
+            1 << 20,
+        )
+        .await;
+        assert!(refused.is_err(), "the intruder got past the TLS layer");
+    }
+    assert_eq!(refused_in_snapshot(&fixture.dir, "unknown-ca").await, 1.0);
+
+    // The topology's own clients still get answers.
+    let response = send(&fixture, client_request::Request::Describe(Empty {})).await;
+    assert!(response.ok, "{}", response.error);
 }
 
 #[tokio::test]
@@ -407,8 +530,8 @@ async fn client_without_a_master_says_so() {
 async fn a_restarted_master_keeps_the_state_and_waits_for_every_stream_manager() {
     let fixture = fixture();
     let addr = start(&fixture).await;
-    let mut one = register(addr, &fixture.token, 1, 1001).await;
-    let mut two = register(addr, &fixture.token, 2, 2002).await;
+    let mut one = register(addr, &fixture.keys, 1, 1001).await;
+    let mut two = register(addr, &fixture.keys, 2, 2002).await;
     let first = next_plan(&mut one).await;
     next_plan(&mut two).await;
     let response = send(&fixture, client_request::Request::Deactivate(Empty {})).await;
@@ -418,7 +541,7 @@ async fn a_restarted_master_keeps_the_state_and_waits_for_every_stream_manager()
     // A new master (the old one's process died): new address, state from physical.pb.
     let restarted = start(&fixture).await;
     assert_ne!(restarted, addr);
-    let mut one = register(restarted, &fixture.token, 1, 1001).await;
+    let mut one = register(restarted, &fixture.keys, 1, 1001).await;
     assert!(
         tokio::time::timeout(Duration::from_millis(150), one.next())
             .await
@@ -430,7 +553,7 @@ async fn a_restarted_master_keeps_the_state_and_waits_for_every_stream_manager()
         .summary
         .unwrap();
     assert_eq!(summary.state, TopologyState::Deactivated as i32);
-    let mut two = register(restarted, &fixture.token, 2, 2002).await;
+    let mut two = register(restarted, &fixture.keys, 2, 2002).await;
     let plan = next_plan(&mut one).await;
     assert_eq!(plan.state, TopologyState::Deactivated as i32);
     assert_eq!(next_plan(&mut two).await, plan);
@@ -495,8 +618,8 @@ fn acked_all_time(response: &ClientResponse, instance: &str) -> u64 {
 async fn topology_info_answers_every_executor_with_exact_windowed_statistics() {
     let fixture = fixture();
     let addr = start(&fixture).await;
-    let mut one = register(addr, &fixture.token, 1, 1001).await;
-    let mut two = register(addr, &fixture.token, 2, 2002).await;
+    let mut one = register(addr, &fixture.keys, 1, 1001).await;
+    let mut two = register(addr, &fixture.keys, 2, 2002).await;
     next_plan(&mut one).await;
     next_plan(&mut two).await;
 
@@ -561,8 +684,8 @@ async fn topology_info_answers_every_executor_with_exact_windowed_statistics() {
 async fn task_errors_reach_topology_info_with_their_component_and_worker() {
     let fixture = fixture();
     let addr = start(&fixture).await;
-    let mut one = register(addr, &fixture.token, 1, 1001).await;
-    let mut two = register(addr, &fixture.token, 2, 2002).await;
+    let mut one = register(addr, &fixture.keys, 1, 1001).await;
+    let mut two = register(addr, &fixture.keys, 2, 2002).await;
     next_plan(&mut one).await;
     next_plan(&mut two).await;
     let error = |task: i32, message: &str| {
@@ -605,8 +728,8 @@ async fn task_errors_reach_topology_info_with_their_component_and_worker() {
 async fn a_detached_kill_answers_at_once_then_kills_and_the_master_exits() {
     let fixture = fixture();
     let (addr, serving) = start_serving(&fixture).await;
-    let mut one = register(addr, &fixture.token, 1, 1001).await;
-    let mut two = register(addr, &fixture.token, 2, 2002).await;
+    let mut one = register(addr, &fixture.keys, 1, 1001).await;
+    let mut two = register(addr, &fixture.keys, 2, 2002).await;
     next_plan(&mut one).await;
     next_plan(&mut two).await;
 

@@ -85,6 +85,14 @@ public final class FrameChannel implements Closeable {
     }
 
     /**
+     * Wraps an already connected blocking socket (a TLS one included, see {@link TopologyTls});
+     * its reads honour the socket's {@code SO_TIMEOUT}.
+     */
+    public static FrameChannel overSocket(java.net.Socket socket, int maxFrameBytes) throws IOException {
+        return new FrameChannel(new SocketByteChannel(socket), maxFrameBytes);
+    }
+
+    /**
      * A blocking socket as a {@link ByteChannel}: its streams honour {@code SO_TIMEOUT}, which
      * a {@link SocketChannel}'s reads do not.
      */

@@ -18,25 +18,23 @@ import dev.egret.proto.SubmitTopologyResponse;
 import dev.egret.proto.Topology;
 import dev.egret.wire.FrameChannel;
 import dev.egret.wire.HelloServer;
+import dev.egret.wire.TestTls;
 import java.io.IOException;
 import java.lang.reflect.Method;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.channels.ServerSocketChannel;
-import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import javax.net.ssl.SSLServerSocket;
 import org.apache.storm.generated.KillOptions;
 import org.apache.storm.generated.StormTopology;
 import org.apache.storm.generated.SubmitOptions;
@@ -55,14 +53,14 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class LocalClusterTest {
     private static final byte[] SUBMIT_TOKEN = {9, 8, 7};
-    private static final byte[] TM_TOKEN = new byte[32];
+    private static final byte[] TM_TOKEN = dev.egret.wire.TestTls.token("topology");
 
     @TempDir
     Path local;
     private Path socketDir;
     private Path socket;
     private ServerSocketChannel submitServer;
-    private ServerSocketChannel tmServer;
+    private SSLServerSocket tmServer;
     private final List<String> submittedNames = new CopyOnWriteArrayList<>();
     private final List<ClientRequest> requests = new CopyOnWriteArrayList<>();
     private final AtomicInteger counter = new AtomicInteger();
@@ -74,8 +72,7 @@ class LocalClusterTest {
         socket = socketDir.resolve("submit.sock");
         submitServer = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
         submitServer.bind(UnixDomainSocketAddress.of(socket));
-        tmServer = ServerSocketChannel.open();
-        tmServer.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        tmServer = TestTls.listen(local.resolve("scratch"), "topology");
         daemon(this::serveSubmissions);
         daemon(this::serveMaster);
     }
@@ -103,8 +100,8 @@ class LocalClusterTest {
                 String id = t.getName() + "-" + counter.incrementAndGet() + "-100";
                 Path dir = Files.createDirectories(local.resolve("topologies").resolve(t.getName()));
                 Files.write(dir.resolve("topology.pb"), t.toBuilder().setId(id).build().toByteArray());
-                Files.writeString(dir.resolve("token"), HexFormat.of().formatHex(TM_TOKEN), StandardCharsets.UTF_8);
-                int port = ((InetSocketAddress) tmServer.getLocalAddress()).getPort();
+                TestTls.install(dir, "topology");
+                int port = tmServer.getLocalPort();
                 Files.writeString(dir.resolve("tmaster.lock"), "127.0.0.1:" + port, StandardCharsets.UTF_8);
                 if (planned.get()) {
                     Files.write(dir.resolve("physical.pb"), new byte[0]);
@@ -119,8 +116,8 @@ class LocalClusterTest {
 
     /** Fake topology master shared by every topology: answers from the topology dir. */
     private void serveMaster() {
-        while (tmServer.isOpen()) {
-            try (SocketChannel sc = tmServer.accept(); FrameChannel ch = new FrameChannel(sc, 1 << 20)) {
+        while (!tmServer.isClosed()) {
+            try (java.net.Socket socket = tmServer.accept(); FrameChannel ch = FrameChannel.overSocket(socket, 1 << 20)) {
                 HelloServer.accept(ch, TM_TOKEN, PeerRole.PEER_ROLE_CLIENT);
                 ClientRequest request = ch.read(ClientRequest.parser());
                 requests.add(request);

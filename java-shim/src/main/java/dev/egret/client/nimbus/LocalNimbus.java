@@ -13,6 +13,7 @@ import dev.egret.proto.TopologyState;
 import dev.egret.proto.WindowedStats;
 import dev.egret.wire.FrameChannel;
 import dev.egret.wire.Handshake;
+import dev.egret.wire.TopologyTls;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -23,10 +24,10 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import javax.net.ssl.SSLContext;
 import org.apache.storm.generated.BoltStats;
 import org.apache.storm.generated.ClusterSummary;
 import org.apache.storm.generated.ErrorInfo;
@@ -54,9 +55,10 @@ import org.apache.storm.utils.Utils;
  * topology master (TM) per topology. The topologies are the directories
  * {@code <egret.local.dir>/topologies/<name>/}; for each, the TM's address is in
  * {@code tmaster.lock} (the local state manager's registration: empty while no TM is
- * registered) and the secret of its client port in {@code token} (see
- * docs/internals/contracts.md). Each call opens one TCP connection per topology concerned:
- * hello (role CLIENT, proving the topology's token), one {@code ClientRequest}, one
+ * registered) and the topology's credentials (token, CA, certificate, key) in
+ * {@code credentials/} (see docs/internals/contracts.md). Each call opens one TLS connection
+ * (TLS 1.3, mutually authenticated with the topology's certificate) per topology concerned:
+ * hello (role CLIENT, proving the topology's token) inside it, one {@code ClientRequest}, one
  * {@code ClientResponse}.
  *
  * <p>{@code egret.local.dir} comes from the config given to {@code NimbusClient} (Storm's
@@ -78,6 +80,8 @@ public final class LocalNimbus {
 
     private static final long STARTED_MILLIS = System.currentTimeMillis();
     private static final int RETRY_MILLIS = 100;
+    /** The topology's credentials directory, under its topology dir. */
+    public static final String CREDENTIALS_DIR = "credentials";
 
     private final Path localDir;
     private final int timeoutMillis;
@@ -219,13 +223,10 @@ public final class LocalNimbus {
         } catch (NumberFormatException e) {
             throw new IOException("malformed " + MASTER_REGISTRATION + ": '" + addr + "'", e);
         }
-        byte[] token;
-        try {
-            token = HexFormat.of().parseHex(Files.readString(dir.resolve("token"), StandardCharsets.UTF_8).strip());
-        } catch (IllegalArgumentException e) {
-            throw new IOException("malformed token file in " + dir, e);
-        }
-        try (FrameChannel channel = FrameChannel.connectTcp(
+        Path credentials = dir.resolve(CREDENTIALS_DIR);
+        byte[] token = TopologyTls.token(credentials);
+        SSLContext tls = TopologyTls.context(credentials);
+        try (FrameChannel channel = TopologyTls.connect(tls,
                 new InetSocketAddress(host, port), dev.egret.client.Submitter.CLIENT_MAX_FRAME_BYTES, timeoutMillis)) {
             Handshake.connect(channel, token, PeerRole.PEER_ROLE_CLIENT, "nimbus-client");
             channel.write(request);

@@ -18,19 +18,16 @@ import dev.egret.proto.TopologyState;
 import dev.egret.proto.WindowedStats;
 import dev.egret.wire.FrameChannel;
 import dev.egret.wire.HelloServer;
+import dev.egret.wire.TestTls;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.nio.channels.ServerSocketChannel;
-import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import javax.net.ssl.SSLServerSocket;
 import org.apache.storm.generated.BoltStats;
 import org.apache.storm.generated.ClusterSummary;
 import org.apache.storm.generated.ErrorInfo;
@@ -55,18 +52,12 @@ import org.junit.jupiter.api.io.TempDir;
  * answers to Storm's structs.
  */
 class LocalNimbusTest {
-    private static final byte[] TOKEN = new byte[32];
-
-    static {
-        for (int i = 0; i < TOKEN.length; i++) {
-            TOKEN[i] = (byte) (i + 1);
-        }
-    }
+    private static final byte[] TOKEN = TestTls.token("topology");
 
     @TempDir
     Path local;
 
-    private ServerSocketChannel server;
+    private SSLServerSocket server;
     private Thread acceptor;
     private final List<ClientRequest> requests = new CopyOnWriteArrayList<>();
     private final List<Hello> hellos = new CopyOnWriteArrayList<>();
@@ -127,11 +118,20 @@ class LocalNimbusTest {
 
     @BeforeEach
     void startFakeMaster() throws IOException {
-        server = ServerSocketChannel.open();
-        server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        Path dir = Files.createDirectories(local.resolve("topologies").resolve("wc"));
+        Files.write(dir.resolve("topology.pb"),
+                Topology.newBuilder().setName("wc").setId("wc-1-1").setStormVersion("2.8.4").build().toByteArray());
+        TestTls.install(dir, "topology");
+        serveAs("topology");
+    }
+
+    /** A fake master serving TLS with fixture {@code credentials}, its address in {@code tmaster.addr}. */
+    private void serveAs(String credentials) throws IOException {
+        SSLServerSocket server = TestTls.listen(local.resolve("scratch"), credentials);
+        this.server = server;
         acceptor = new Thread(() -> {
-            while (server.isOpen()) {
-                try (SocketChannel sc = server.accept(); FrameChannel ch = new FrameChannel(sc, 1 << 20)) {
+            while (!server.isClosed()) {
+                try (java.net.Socket socket = server.accept(); FrameChannel ch = FrameChannel.overSocket(socket, 1 << 20)) {
                     // Refuses (and the call fails) unless the client proves TOKEN.
                     hellos.add(HelloServer.accept(ch, TOKEN, PeerRole.PEER_ROLE_CLIENT));
                     ClientRequest request = ch.read(ClientRequest.parser());
@@ -144,12 +144,24 @@ class LocalNimbusTest {
         }, "fake-tmaster");
         acceptor.setDaemon(true);
         acceptor.start();
-        Path dir = Files.createDirectories(local.resolve("topologies").resolve("wc"));
-        Files.write(dir.resolve("topology.pb"),
-                Topology.newBuilder().setName("wc").setId("wc-1-1").setStormVersion("2.8.4").build().toByteArray());
-        Files.writeString(dir.resolve("token"), HexFormat.of().formatHex(TOKEN), StandardCharsets.UTF_8);
-        InetSocketAddress addr = (InetSocketAddress) server.getLocalAddress();
-        Files.writeString(dir.resolve("tmaster.lock"), "127.0.0.1:" + addr.getPort(), StandardCharsets.UTF_8);
+        Files.writeString(local.resolve("topologies/wc/tmaster.lock"), "127.0.0.1:" + server.getLocalPort(),
+                StandardCharsets.UTF_8);
+    }
+
+    /**
+     * A master presenting another topology's certificate is refused in the TLS handshake:
+     * the call fails naming it, and no hello reaches that master.
+     */
+    @Test
+    void aMasterOfAnotherTopologyIsRefusedBeforeTheHello() throws Exception {
+        server.close();
+        serveAs("other");
+        NimbusClient client = NimbusClient.Builder.withConf(Map.of("egret.local.dir", local.toString()))
+                .withTimeout(2000).build();
+        TException e = assertThrows(TException.class, () -> client.getClient().getTopologyInfoByName("wc"));
+        assertTrue(e.getMessage().contains("TLS handshake"), e.getMessage());
+        assertTrue(hellos.isEmpty(), "no hello reached the other topology's master");
+        assertTrue(requests.isEmpty());
     }
 
     @AfterEach
