@@ -352,6 +352,11 @@ impl TopologyDir {
         }
     }
 
+    /// Writes the user's jar (`topology.jar`) atomically.
+    pub fn write_jar(&self, bytes: &[u8]) -> Result<(), StateError> {
+        self.write_atomic("topology.jar", bytes)
+    }
+
     fn write_atomic(&self, name: &str, bytes: &[u8]) -> Result<(), StateError> {
         let target = self.dir.join(name);
         let tmp = self.dir.join(format!(".{name}.tmp-{}", std::process::id()));

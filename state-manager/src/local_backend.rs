@@ -208,6 +208,23 @@ impl StateManager for LocalStateManager {
         remove(self.dir(name)?.path().join("physical.pb"))
     }
 
+    async fn put_package(&self, name: &str, data: &[u8]) -> Result<(), StateManagerError> {
+        Ok(self.dir_for_write(name)?.write_jar(data)?)
+    }
+
+    async fn get_package(&self, name: &str) -> Result<Option<Vec<u8>>, StateManagerError> {
+        let path = self.dir(name)?.jar();
+        match std::fs::read(&path) {
+            Ok(data) => Ok(Some(data)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(io("read", &path)(e)),
+        }
+    }
+
+    async fn delete_package(&self, name: &str) -> Result<(), StateManagerError> {
+        remove(self.dir(name)?.jar())
+    }
+
     async fn register_master(
         &self,
         name: &str,

@@ -130,6 +130,23 @@ pub trait StateManager: Send + Sync {
         name: &str,
     ) -> impl Future<Output = Result<(), StateManagerError>> + Send;
 
+    /// Stores the topology's package (the user's jar), replacing any previous
+    /// one. With ZooKeeper it is split over several nodes and checked by its
+    /// SHA-256 when read back.
+    fn put_package(
+        &self,
+        name: &str,
+        data: &[u8],
+    ) -> impl Future<Output = Result<(), StateManagerError>> + Send;
+    fn get_package(
+        &self,
+        name: &str,
+    ) -> impl Future<Output = Result<Option<Vec<u8>>, StateManagerError>> + Send;
+    fn delete_package(
+        &self,
+        name: &str,
+    ) -> impl Future<Output = Result<(), StateManagerError>> + Send;
+
     /// Registers `location` as the topology master of `name`, exclusively:
     /// fails with [`StateManagerError::MasterAlreadyRegistered`] while another
     /// live registration holds it.
@@ -355,6 +372,15 @@ impl StateManager for Backend {
     }
     async fn delete_physical_plan(&self, name: &str) -> Result<(), StateManagerError> {
         dispatch!(self, delete_physical_plan(name))
+    }
+    async fn put_package(&self, name: &str, data: &[u8]) -> Result<(), StateManagerError> {
+        dispatch!(self, put_package(name, data))
+    }
+    async fn get_package(&self, name: &str) -> Result<Option<Vec<u8>>, StateManagerError> {
+        dispatch!(self, get_package(name))
+    }
+    async fn delete_package(&self, name: &str) -> Result<(), StateManagerError> {
+        dispatch!(self, delete_package(name))
     }
     async fn register_master(
         &self,

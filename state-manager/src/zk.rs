@@ -22,6 +22,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use egret_proto::v1::{PackingPlan, PhysicalPlan, Topology};
 use prost::Message;
+use sha2::{Digest, Sha256};
 use tokio::sync::watch;
 use zookeeper_client as zk;
 
@@ -33,6 +34,11 @@ const TOPOLOGIES: &str = "topologies";
 const PACKING_PLANS: &str = "packingplans";
 const PHYSICAL_PLANS: &str = "pplans";
 const MASTERS: &str = "tmasters";
+/// `<root>/packages/<name>`: the package's manifest; its children `0`, `1`,
+/// ... hold the package's bytes in order.
+const PACKAGES: &str = "packages";
+/// The manifest's format tag.
+const PACKAGE_MANIFEST: &str = "egret-package-v1";
 
 const PERSISTENT: zk::CreateOptions<'static> =
     zk::CreateMode::Persistent.with_acls(zk::Acls::anyone_all());
@@ -126,7 +132,7 @@ impl ZkStateManager {
             root: root.trim_end_matches('/').to_owned(),
             options,
         };
-        for parent in [TOPOLOGIES, PACKING_PLANS, PHYSICAL_PLANS, MASTERS] {
+        for parent in [TOPOLOGIES, PACKING_PLANS, PHYSICAL_PLANS, MASTERS, PACKAGES] {
             let path = format!("{}/{parent}", manager.root);
             manager
                 .op("create", &path, manager.client.mkdir(&path, &PERSISTENT))
@@ -264,6 +270,37 @@ impl ZkStateManager {
         }
     }
 
+    /// Deletes the chunks under a package node (not the node).
+    async fn delete_chunks(&self, path: &str) -> Result<(), StateManagerError> {
+        let children = match self
+            .op_raw("list", path, self.client.list_children(path))
+            .await?
+        {
+            Ok(children) => children,
+            Err(zk::Error::NoNode) => return Ok(()),
+            Err(e) => return Err(self.error("list", path, e)),
+        };
+        for child in children {
+            let chunk = format!("{path}/{child}");
+            match self
+                .op_raw("delete", &chunk, self.client.delete(&chunk, None))
+                .await?
+            {
+                Ok(()) | Err(zk::Error::NoNode) => {}
+                Err(e) => return Err(self.error("delete", &chunk, e)),
+            }
+        }
+        Ok(())
+    }
+
+    fn corrupt_package(&self, path: &str, detail: String) -> StateManagerError {
+        StateManagerError::Corrupt {
+            location: format!("ZooKeeper node {path} at {}", self.servers),
+            what: "topology package",
+            detail,
+        }
+    }
+
     fn parse_location(&self, path: &str, data: &[u8]) -> Result<SocketAddr, StateManagerError> {
         let corrupt = |detail: String| StateManagerError::Corrupt {
             location: format!("ZooKeeper node {path} at {}", self.servers),
@@ -361,6 +398,91 @@ impl StateManager for ZkStateManager {
 
     async fn delete_physical_plan(&self, name: &str) -> Result<(), StateManagerError> {
         self.delete(PHYSICAL_PLANS, name).await
+    }
+
+    /// The manifest is emptied first and written last, so a reader never
+    /// takes a half-written package for a whole one.
+    async fn put_package(&self, name: &str, data: &[u8]) -> Result<(), StateManagerError> {
+        let path = self.node(PACKAGES, name)?;
+        self.put(PACKAGES, name, b"").await?;
+        self.delete_chunks(&path).await?;
+        let chunk_bytes = self.options.max_node_bytes.max(1);
+        let chunks = data.chunks(chunk_bytes);
+        let count = chunks.len();
+        for (index, chunk) in chunks.enumerate() {
+            let node = format!("{path}/{index}");
+            self.op(
+                "create",
+                &node,
+                self.client.create(&node, chunk, &PERSISTENT),
+            )
+            .await?;
+        }
+        let digest = hex::encode(Sha256::digest(data));
+        let manifest = format!("{PACKAGE_MANIFEST} {} {count} {digest}", data.len());
+        self.put(PACKAGES, name, manifest.as_bytes()).await
+    }
+
+    async fn get_package(&self, name: &str) -> Result<Option<Vec<u8>>, StateManagerError> {
+        let path = self.node(PACKAGES, name)?;
+        let manifest = match self
+            .op_raw("read", &path, self.client.get_data(&path))
+            .await?
+        {
+            Ok((data, _)) => data,
+            Err(zk::Error::NoNode) => return Ok(None),
+            Err(e) => return Err(self.error("read", &path, e)),
+        };
+        let text = String::from_utf8_lossy(&manifest).into_owned();
+        let fields: Vec<&str> = text.split_whitespace().collect();
+        let (size, count, digest) = match fields.as_slice() {
+            [tag, size, count, digest] if *tag == PACKAGE_MANIFEST => {
+                match (size.parse::<usize>(), count.parse::<usize>()) {
+                    (Ok(size), Ok(count)) => (size, count, digest.to_string()),
+                    _ => return Err(self.corrupt_package(&path, format!("bad manifest {text:?}"))),
+                }
+            }
+            [] => {
+                return Err(self.corrupt_package(
+                    &path,
+                    "the package is being written (empty manifest)".to_owned(),
+                ));
+            }
+            _ => return Err(self.corrupt_package(&path, format!("bad manifest {text:?}"))),
+        };
+        let mut data = Vec::with_capacity(size);
+        for index in 0..count {
+            let node = format!("{path}/{index}");
+            match self
+                .op_raw("read", &node, self.client.get_data(&node))
+                .await?
+            {
+                Ok((chunk, _)) => data.extend_from_slice(&chunk),
+                Err(zk::Error::NoNode) => {
+                    return Err(
+                        self.corrupt_package(&path, format!("chunk {index} of {count} is missing"))
+                    );
+                }
+                Err(e) => return Err(self.error("read", &node, e)),
+            }
+        }
+        let found = hex::encode(Sha256::digest(&data));
+        if data.len() != size || found != digest {
+            return Err(self.corrupt_package(
+                &path,
+                format!(
+                    "read {} bytes with SHA-256 {found}, the manifest says {size} bytes with {digest}",
+                    data.len()
+                ),
+            ));
+        }
+        Ok(Some(data))
+    }
+
+    async fn delete_package(&self, name: &str) -> Result<(), StateManagerError> {
+        let path = self.node(PACKAGES, name)?;
+        self.delete_chunks(&path).await?;
+        self.delete(PACKAGES, name).await
     }
 
     async fn register_master(

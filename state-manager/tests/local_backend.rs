@@ -18,6 +18,7 @@ fn local(dir: &std::path::Path) -> LocalStateManager {
 async fn round_trip_of_every_object() {
     let tmp = tempfile::tempdir().unwrap();
     contract::round_trip_of_every_object(&local(tmp.path())).await;
+    contract::packages_round_trip(&local(tmp.path()), 1 << 20).await;
 }
 
 #[tokio::test]

@@ -42,6 +42,7 @@ async fn the_backend_contract_holds() {
     contract::bad_names_are_refused(&a).await;
     contract::register_master_is_exclusive(&a, &b).await;
     contract::watch_follows_a_takeover(&a, &b).await;
+    contract::packages_round_trip(&a, 3 * 1024 * 1024 + 17).await;
     // Listing on a root of its own, which connect creates.
     let listed = connect(&server, "/other/egret").await;
     contract::listing(&listed).await;
@@ -344,4 +345,24 @@ fn a_test_server_that_cannot_start_fails_with_its_log() {
         }
         other => panic!("expected the server to exit, got: {other}"),
     }
+}
+
+/// A package whose chunk was changed behind the manifest's back is refused,
+/// naming the node: the SHA-256 check.
+#[tokio::test]
+async fn a_damaged_package_is_refused_naming_the_node() {
+    let server = ZkServer::start().unwrap();
+    let sm = connect(&server, "/egret").await;
+    sm.put_package("dmg", &vec![5u8; 2_500_000]).await.unwrap();
+    let raw = zookeeper_client::Client::connect(&server.servers())
+        .await
+        .unwrap();
+    raw.set_data("/egret/packages/dmg/1", b"tampered", None)
+        .await
+        .unwrap();
+    let err = sm.get_package("dmg").await.unwrap_err().to_string();
+    assert!(
+        err.contains("/egret/packages/dmg") && err.contains("SHA-256"),
+        "{err}"
+    );
 }

@@ -196,3 +196,27 @@ pub async fn watch_follows_a_takeover(sm: &impl StateManager, other: &impl State
     assert_eq!(late.current().unwrap(), Some(addr(7102)));
     second.release().await.unwrap();
 }
+
+/// A package goes back and forth byte for byte, is replaced whole (also by a
+/// smaller one), and is gone once deleted. `big` is large enough to span
+/// several ZooKeeper nodes with the caller's options.
+pub async fn packages_round_trip(sm: &impl StateManager, big: usize) {
+    sm.put_topology(&topology("pkg", "pkg-1-1")).await.unwrap();
+    assert_eq!(sm.get_package("pkg").await.unwrap(), None);
+    let large: Vec<u8> = (0..big).map(|i| (i * 7 + i / 251) as u8).collect();
+    sm.put_package("pkg", &large).await.unwrap();
+    assert_eq!(
+        sm.get_package("pkg").await.unwrap().as_deref(),
+        Some(&large[..])
+    );
+    let small = b"PK\x03\x04 a smaller jar".to_vec();
+    sm.put_package("pkg", &small).await.unwrap();
+    assert_eq!(sm.get_package("pkg").await.unwrap(), Some(small));
+    sm.put_package("pkg", b"").await.unwrap();
+    assert_eq!(sm.get_package("pkg").await.unwrap(), Some(Vec::new()));
+    sm.delete_package("pkg").await.unwrap();
+    assert_eq!(sm.get_package("pkg").await.unwrap(), None);
+    sm.delete_package("pkg").await.unwrap();
+    assert!(sm.get_package("../x").await.is_err(), "names are checked");
+    sm.delete_topology("pkg").await.unwrap();
+}
