@@ -11,6 +11,7 @@
 //!   the children's parent-death signal fires only when this process exits.
 
 mod bench;
+mod hosts;
 mod java_runtime;
 mod manage;
 mod metrics;
@@ -119,29 +120,58 @@ enum Command {
     /// (internal) Run a topology's scheduler
     #[command(hide = true)]
     Scheduler(RoleArgs),
-    /// (internal) Run a topology master
-    #[command(hide = true)]
-    Tmaster(RoleArgs),
-    /// (internal) Run a container supervisor
-    #[command(hide = true)]
-    Container(IndexedRoleArgs),
+    /// Run a topology master: on a host of a multi-host cluster
+    /// `--topology NAME --credentials DIR --work-dir DIR [--bind IP --advertise IP]`
+    /// (the state manager from the config); `--topology-dir DIR` when the local
+    /// scheduler starts it
+    Tmaster(MasterArgs),
+    /// Run a container: on a host of a multi-host cluster
+    /// `--topology NAME --index N --credentials DIR --work-dir DIR [--bind IP --advertise IP]`;
+    /// `--topology-dir DIR --index N` when the local scheduler starts it
+    Container(ContainerArgs),
     /// (internal) Run a stream manager
     #[command(hide = true)]
-    Stmgr(IndexedRoleArgs),
+    Stmgr(StmgrArgs),
+}
+
+#[derive(Debug, Clone, Args)]
+struct MasterArgs {
+    #[arg(long, value_name = "DIR", conflicts_with = "topology")]
+    topology_dir: Option<PathBuf>,
+    #[command(flatten)]
+    host: hosts::HostArgs,
+}
+
+#[derive(Debug, Clone, Args)]
+struct ContainerArgs {
+    #[arg(long, value_name = "DIR", conflicts_with = "topology")]
+    topology_dir: Option<PathBuf>,
+    #[arg(long, value_name = "N")]
+    index: i32,
+    #[command(flatten)]
+    host: hosts::HostArgs,
+}
+
+#[derive(Debug, Clone, Args)]
+struct StmgrArgs {
+    #[arg(long, value_name = "DIR")]
+    topology_dir: PathBuf,
+    #[arg(long, value_name = "N")]
+    index: i32,
+    /// The ZooKeeper servers where the topology master is registered (else
+    /// the local state manager holding the topology directory).
+    #[arg(long, value_name = "HOST:PORT,..")]
+    zookeeper: Option<String>,
+    #[arg(long, value_name = "PATH", requires = "zookeeper")]
+    zookeeper_root: Option<String>,
+    #[command(flatten)]
+    network: hosts::NetworkArgs,
 }
 
 #[derive(Debug, Clone, Args)]
 struct RoleArgs {
     #[arg(long, value_name = "DIR")]
     topology_dir: PathBuf,
-}
-
-#[derive(Debug, Clone, Args)]
-struct IndexedRoleArgs {
-    #[arg(long, value_name = "DIR")]
-    topology_dir: PathBuf,
-    #[arg(long, value_name = "N")]
-    index: i32,
 }
 
 fn init_tracing() {
@@ -247,33 +277,69 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 .block_on(egret_scheduler::run(options))
                 .context("scheduler failed")?;
         }
-        Command::Container(role) => {
-            let options = egret_container::ContainerOptions {
-                topology_dir: role.topology_dir,
-                index: role.index,
-                executable: executable()?,
-            };
-            current_thread_runtime()?
-                .block_on(egret_container::run(options))
-                .with_context(|| format!("container {} failed", role.index))?;
-        }
+        Command::Container(role) => match role.topology_dir {
+            Some(topology_dir) => {
+                let options = egret_container::ContainerOptions {
+                    topology_dir,
+                    index: role.index,
+                    executable: executable()?,
+                    stream_manager_args: Vec::new(),
+                };
+                current_thread_runtime()?
+                    .block_on(egret_container::run(options))
+                    .with_context(|| format!("container {} failed", role.index))?;
+            }
+            None => {
+                let cfg = manage::load_config(config.config.as_deref(), &config.conf)?;
+                current_thread_runtime()?
+                    .block_on(hosts::run_container(
+                        &cfg,
+                        &role.host,
+                        role.index,
+                        executable()?,
+                    ))
+                    .with_context(|| format!("container {} failed", role.index))?;
+            }
+        },
         Command::Tmaster(role) => {
-            let options = egret_topology_master::TopologyMasterOptions {
-                topology_dir: role.topology_dir,
-            };
-            multi_thread_runtime()?
-                .block_on(egret_topology_master::run(options))
-                .context("topology master failed")?;
+            match role.topology_dir {
+                Some(topology_dir) => {
+                    let options = egret_topology_master::TopologyMasterOptions { topology_dir };
+                    multi_thread_runtime()?
+                        .block_on(egret_topology_master::run(options))
+                        .context("topology master failed")?;
+                }
+                None => {
+                    let cfg = manage::load_config(config.config.as_deref(), &config.conf)?;
+                    multi_thread_runtime()?
+                        .block_on(hosts::run_master(&cfg, &role.host))
+                        .context("topology master failed")?;
+                }
+            }
             // The master returns only once its topology was killed: this code
-            // tells the scheduler to stop the topology, not to restart it.
+            // tells whoever runs it to stop the topology, not to restart it.
             return Ok(ExitCode::from(egret_topology_master::EXIT_TOPOLOGY_KILLED));
         }
         Command::Stmgr(role) => {
-            let options =
-                egret_stream_manager::StreamManagerOptions::local(role.topology_dir, role.index);
+            let index = role.index;
             multi_thread_runtime()?
-                .block_on(egret_stream_manager::run(options))
-                .with_context(|| format!("stream manager {} failed", role.index))?;
+                .block_on(async move {
+                    let state = hosts::stream_manager_state(
+                        role.zookeeper.as_deref(),
+                        role.zookeeper_root.as_deref(),
+                    )
+                    .await?;
+                    let mut options = egret_stream_manager::StreamManagerOptions::local(
+                        role.topology_dir,
+                        role.index,
+                    );
+                    options.state = state;
+                    options.bind = role.network.bind;
+                    options.advertise = role.network.advertise;
+                    egret_stream_manager::run(options).await?;
+                    anyhow::Ok(())
+                })
+                .with_context(|| format!("stream manager {index} failed"))?;
         }
     }
     Ok(ExitCode::SUCCESS)

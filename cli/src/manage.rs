@@ -65,7 +65,7 @@ async fn request(
     Ok(response)
 }
 
-fn state_name(state: i32) -> &'static str {
+pub(crate) fn state_name(state: i32) -> &'static str {
     match TopologyState::try_from(state) {
         Ok(TopologyState::Running) => "ACTIVE",
         Ok(TopologyState::Deactivated) => "INACTIVE",
@@ -116,6 +116,9 @@ pub fn render_table(header: &[&str], rows: &[Vec<String>]) -> String {
 }
 
 pub async fn list(config: &Layered) -> anyhow::Result<()> {
+    if let Some(state) = crate::hosts::cluster_of(config).await? {
+        return crate::hosts::list(&state, config).await;
+    }
     let cluster = cluster(config)?;
     let names = cluster.topology_names()?;
     let mut rows = Vec::new();
@@ -193,6 +196,9 @@ pub async fn list(config: &Layered) -> anyhow::Result<()> {
 }
 
 pub async fn set_active(config: &Layered, name: &str, active: bool) -> anyhow::Result<()> {
+    if let Some(state) = crate::hosts::cluster_of(config).await? {
+        return crate::hosts::set_active(&state, config, name, active).await;
+    }
     let cluster = cluster(config)?;
     let dir = cluster.topology(name)?;
     let req = if active {
@@ -211,6 +217,9 @@ pub async fn set_active(config: &Layered, name: &str, active: bool) -> anyhow::R
 
 /// `egret kill NAME -w SECS`.
 pub async fn kill(config: &Layered, name: &str, wait_secs: u32) -> anyhow::Result<()> {
+    if let Some(state) = crate::hosts::cluster_of(config).await? {
+        return crate::hosts::kill(&state, config, name, wait_secs).await;
+    }
     let cluster = cluster(config)?;
     let dir = cluster.topology(name)?;
     kill_topology(&cluster, &dir, name, wait_secs).await

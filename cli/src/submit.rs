@@ -17,11 +17,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context as _, bail};
+use egret_config::state::StateManagerConfig;
 use egret_config::{ConfigMap, Layered};
 use egret_proto::Token;
 use egret_proto::frame::{decode_message, encode_message};
 use egret_proto::handshake;
 use egret_proto::v1::{PeerRole, SubmitTopologyRequest, SubmitTopologyResponse, Topology};
+use egret_submitter::cluster::{ClusterSubmission, ClusterSubmitter};
 use egret_submitter::{LocalSubmitter, SubmittedTopology};
 use egret_supervisor::{self as process, set_parent_death_signal};
 use futures::{SinkExt, StreamExt};
@@ -146,14 +148,41 @@ pub fn submitter_args(
 /// What serving a submission needs.
 pub struct Launcher {
     pub submitter: LocalSubmitter,
+    /// Set when the config names a shared state manager: topologies are
+    /// stored there for the cluster's hosts to run, not run here.
+    pub cluster: Option<ClusterSubmitter>,
     pub user_jar: PathBuf,
     pub submitted: Vec<SubmittedTopology>,
+    /// What went to the shared state manager.
+    pub stored: Vec<ClusterSubmission>,
 }
 
 impl Launcher {
-    /// Submits one topology to the cluster and says so; the error is the refusal.
-    pub fn submit(&mut self, topology: Option<Topology>) -> Result<SubmittedTopology, String> {
+    /// Submits one topology to the cluster and says so; returns its id, or
+    /// the refusal.
+    pub async fn submit(&mut self, topology: Option<Topology>) -> Result<String, String> {
         let topology = topology.ok_or("the submission holds no topology")?;
+        if let Some(cluster) = &self.cluster {
+            let stored = cluster
+                .submit(topology, &self.user_jar)
+                .await
+                .map_err(|e| e.to_string())?;
+            let containers = stored.plan.containers.len();
+            println!(
+                "Submitted topology '{}' ({}) to the cluster's state manager: {containers} containers. \
+                 Its credentials are in {} (give them to its hosts). Each host runs \
+                 `egret tmaster --topology {name} --credentials DIR --work-dir DIR --bind IP` \
+                 (one or more; one serves) or `egret container --topology {name} --index N \
+                 --credentials DIR --work-dir DIR --bind IP` for N in 1..={containers}.",
+                stored.name,
+                stored.id,
+                stored.credentials_dir.display(),
+                name = stored.name,
+            );
+            let id = stored.id.clone();
+            self.stored.push(stored);
+            return Ok(id);
+        }
         let submitted = self
             .submitter
             .submit(topology, &self.user_jar)
@@ -169,8 +198,9 @@ impl Launcher {
             submitted.executors(),
             submitted.tasks(),
         );
-        self.submitted.push(submitted.clone());
-        Ok(submitted)
+        let id = submitted.id.clone();
+        self.submitted.push(submitted);
+        Ok(id)
     }
 }
 
@@ -192,11 +222,11 @@ async fn serve_connection(
         let response = match frame.map_err(|e| e.to_string()).and_then(|body| {
             decode_message::<SubmitTopologyRequest>(body).map_err(|e| e.to_string())
         }) {
-            Ok(request) => match launcher.lock().await.submit(request.topology) {
-                Ok(s) => SubmitTopologyResponse {
+            Ok(request) => match launcher.lock().await.submit(request.topology).await {
+                Ok(id) => SubmitTopologyResponse {
                     ok: true,
                     error: String::new(),
-                    topology_id: s.id,
+                    topology_id: id,
                 },
                 Err(error) => {
                     tracing::warn!(%error, "Refused a topology.");
@@ -336,10 +366,24 @@ async fn run_main(
         .spawn()
         .with_context(|| format!("cannot start the JVM '{}'", java.display()))?;
 
+    let shared_state = match StateManagerConfig::resolve(&config.merged)? {
+        StateManagerConfig::Local { .. } => None,
+        other if follow_logs => bail!(
+            "egret local runs topologies on this machine's local cluster, not on {other:?}: use egret jar to submit to a cluster (or drop {})",
+            egret_config::state::STATE_MANAGER
+        ),
+        other => Some(ClusterSubmitter::new(
+            egret_state_manager::Backend::open(&other).await?,
+            crate::hosts::credentials_root(config),
+            credentials.clone(),
+        )),
+    };
     let launcher = Arc::new(Mutex::new(Launcher {
         submitter: LocalSubmitter::new(cluster, executable).with_credentials(credentials),
+        cluster: shared_state,
         user_jar,
         submitted: Vec::new(),
+        stored: Vec::new(),
     }));
     let max_frame = frame_cap(&config.merged);
     let mut connections = JoinSet::new();
@@ -385,10 +429,12 @@ async fn run_main(
     let failure = match status {
         None => Some(anyhow::anyhow!("interrupted")),
         Some(status) => match status.code() {
-            Some(0) if launcher.submitted.is_empty() => Some(anyhow::anyhow!(
-                "main class {} returned without submitting a topology",
-                args.main_class
-            )),
+            Some(0) if launcher.submitted.is_empty() && launcher.stored.is_empty() => {
+                Some(anyhow::anyhow!(
+                    "main class {} returned without submitting a topology",
+                    args.main_class
+                ))
+            }
             Some(0) => None,
             // 2: not in the jar; 3: in it but a class it needs is missing. The
             // JVM printed the error, naming the class: it is not repeated here.
@@ -554,28 +600,34 @@ mod tests {
     fn launcher(root: &Path, jar: &Path) -> Launcher {
         Launcher {
             submitter: LocalSubmitter::without_scheduler(LocalCluster::new(root)),
+            cluster: None,
+            stored: Vec::new(),
             user_jar: jar.to_owned(),
             submitted: Vec::new(),
         }
     }
 
-    #[test]
-    fn the_launcher_keeps_what_it_submitted_and_states_refusals() {
+    #[tokio::test]
+    async fn the_launcher_keeps_what_it_submitted_and_states_refusals() {
         let tmp = tempfile::tempdir().unwrap();
         let jar = tmp.path().join("app.jar");
         std::fs::write(&jar, b"PK\x05\x06jar").unwrap();
         let mut l = launcher(&tmp.path().join("local"), &jar);
-        let s = l
+        let id = l
             .submit(Some(topology(
                 "wc",
                 vec![spout("s"), bolt("b", "s", "default")],
             )))
+            .await
             .unwrap();
+        let s = l.submitted[0].clone();
+        assert_eq!(s.id, id);
         assert!(s.id.starts_with("wc-1-"), "{}", s.id);
         assert_eq!(s.dir.read_packing_plan().unwrap(), s.plan);
         assert_eq!(l.submitted.len(), 1);
         let err = l
             .submit(Some(topology("wc", vec![spout("s")])))
+            .await
             .unwrap_err();
         assert!(
             err.contains("'wc'") && err.contains("already running"),
@@ -586,9 +638,10 @@ mod tests {
                 "bad",
                 vec![spout("s"), bolt("b", "x", "default")],
             )))
+            .await
             .unwrap_err();
         assert!(err.contains("unknown component 'x'"), "{err}");
-        assert!(l.submit(None).is_err());
+        assert!(l.submit(None).await.is_err());
         assert_eq!(l.submitted.len(), 1);
     }
 
@@ -641,25 +694,31 @@ mod tests {
     }
 
     /// A launcher with one topology "wc" launched (no scheduler): its dir is in `topologies/`.
-    fn launched(tmp: &Path) -> Launcher {
+    async fn launched(tmp: &Path) -> Launcher {
         let jar = tmp.join("app.jar");
         std::fs::write(&jar, b"PK\x05\x06jar").unwrap();
         let mut l = launcher(&tmp.join("local"), &jar);
-        l.submit(Some(topology("wc", vec![spout("s")]))).unwrap();
+        l.submit(Some(topology("wc", vec![spout("s")])))
+            .await
+            .unwrap();
         l
     }
 
-    #[test]
-    fn a_topology_runs_until_its_dir_is_retired_or_its_name_reused() {
+    #[tokio::test]
+    async fn a_topology_runs_until_its_dir_is_retired_or_its_name_reused() {
         let tmp = tempfile::tempdir().unwrap();
-        let mut l = launched(tmp.path());
+        let l = launched(tmp.path()).await;
         let s = l.submitted[0].clone();
         assert!(still_running(&s));
         // Retired (killed by main through LocalCluster or Nimbus): gone.
         l.submitter.cluster().retire(&s.dir, &s.id).unwrap();
         assert!(!still_running(&s));
         // The name taken again by a later submission: that is not the first one.
-        let again = l.submit(Some(topology("wc", vec![spout("s")]))).unwrap();
+        let mut l = l;
+        l.submit(Some(topology("wc", vec![spout("s")])))
+            .await
+            .unwrap();
+        let again = l.submitted.last().unwrap().clone();
         assert!(!still_running(&s));
         assert!(still_running(&again));
     }
@@ -667,7 +726,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn the_ttl_counts_from_mains_return_and_ends_early_when_all_are_gone() {
         let tmp = tempfile::tempdir().unwrap();
-        let l = launched(tmp.path());
+        let l = launched(tmp.path()).await;
         let mut tail = LogTail::new();
         let started = tokio::time::Instant::now();
         let end = follow_for_ttl(

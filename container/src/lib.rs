@@ -15,6 +15,10 @@
 //!   `stmgr-N` or the instance id) in `DIR/metrics/container-N.json`;
 //! - on SIGTERM or SIGINT every child is stopped and reaped, then `run` returns.
 
+pub mod cluster;
+
+use std::ffi::OsString;
+use std::future::Future;
 use std::path::{Path, PathBuf};
 
 use egret_config::{ConfigMap, Environment};
@@ -184,19 +188,26 @@ pub fn instance_spec(
 }
 
 /// The stream manager of container `index`: `egret stmgr`.
-pub fn stream_manager_spec(executable: &Path, dir: &TopologyDir, index: i32) -> ChildSpec {
+pub fn stream_manager_spec(
+    executable: &Path,
+    dir: &TopologyDir,
+    index: i32,
+    extra_args: &[OsString],
+) -> ChildSpec {
     let name = format!("stmgr-{index}");
+    let mut args: Vec<OsString> = vec![
+        "stmgr".into(),
+        "--topology-dir".into(),
+        dir.path().as_os_str().to_owned(),
+        "--index".into(),
+        index.to_string().into(),
+    ];
+    args.extend(extra_args.iter().cloned());
     ChildSpec {
         log_file: dir.log_file(&name),
         name,
         program: executable.to_owned(),
-        args: vec![
-            "stmgr".into(),
-            "--topology-dir".into(),
-            dir.path().as_os_str().to_owned(),
-            "--index".into(),
-            index.to_string().into(),
-        ],
+        args,
         env: Vec::new(),
         cwd: Some(dir.path().to_owned()),
         final_exit_code: None,
@@ -210,10 +221,21 @@ pub struct ContainerOptions {
     pub index: i32,
     /// The `egret` executable (`std::env::current_exe()`), for `egret stmgr`.
     pub executable: PathBuf,
+    /// Appended to `egret stmgr`'s arguments (where its master is registered,
+    /// the addresses it binds and advertises).
+    pub stream_manager_args: Vec<OsString>,
 }
 
 /// The `egret container` role: runs until SIGTERM/SIGINT.
 pub async fn run(options: ContainerOptions) -> Result<(), ContainerError> {
+    run_until(options, std::future::pending()).await
+}
+
+/// As [`run`], also stopping everything when `done` resolves (with why).
+pub async fn run_until(
+    options: ContainerOptions,
+    done: impl Future<Output = String>,
+) -> Result<(), ContainerError> {
     let signal = process::termination_signal().map_err(ContainerError::Signals)?;
     let dir = TopologyDir::new(&options.topology_dir);
     let topology = dir.read_topology()?;
@@ -239,6 +261,7 @@ pub async fn run(options: ContainerOptions) -> Result<(), ContainerError> {
         &options.executable,
         &dir,
         options.index,
+        &options.stream_manager_args,
     ));
     for instance in &container.instances {
         let work = dir.work_dir(&instance.instance_id);
@@ -262,10 +285,13 @@ pub async fn run(options: ContainerOptions) -> Result<(), ContainerError> {
     let metrics_writer = process::spawn_metrics_writer(metrics.clone(), dir.path(), &process_name);
     tracing::info!(topology = %topology.id, container = options.index, instances = container.instances.len(), "Container started its stream manager and instances.");
 
-    let which = signal.await;
+    let why = tokio::select! {
+        which = signal => format!("signal {which}"),
+        reason = done => reason,
+    };
     tracing::info!(
         container = options.index,
-        signal = which,
+        reason = %why,
         "Stopping the container."
     );
     for summary in supervisor.stop().await {
@@ -348,7 +374,7 @@ mod tests {
     #[test]
     fn stream_manager_command() {
         let dir = TopologyDir::new("/s/topologies/wc");
-        let spec = stream_manager_spec(Path::new("/bin/egret"), &dir, 3);
+        let spec = stream_manager_spec(Path::new("/bin/egret"), &dir, 3, &[]);
         assert_eq!(
             spec.display_command(),
             "/bin/egret stmgr --topology-dir /s/topologies/wc --index 3"

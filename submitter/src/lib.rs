@@ -5,8 +5,9 @@
 //! `packing.pb` written here), creates its state directory and launches its
 //! scheduler, and returns the [`SubmittedTopology`] with its packing plan.
 //!
-//! Today the cluster is a local directory ([`LocalCluster`]); a ZooKeeper or
-//! Kubernetes submitter will offer the same `submit(topology, jar)`.
+//! The cluster is a local directory ([`LocalCluster`]), or a state manager
+//! shared by several hosts ([`cluster::ClusterSubmitter`], which stores the
+//! topology for the hosts to run and starts nothing).
 //!
 //! Invariants:
 //! - a topology is packed before anything is written: an invalid or
@@ -22,6 +23,7 @@
 //! The forced stop of a topology whose master cannot be reached lives in
 //! [`stop`]: the only code that signals a scheduler.
 
+pub mod cluster;
 pub mod stop;
 
 use std::path::{Path, PathBuf};
@@ -48,6 +50,14 @@ pub enum SubmitError {
     State(StateError),
     #[error("the TLS files configured by egret.tls.*.file are not usable: {0}")]
     Credentials(#[from] CredentialsError),
+    #[error(transparent)]
+    StateManager(#[from] egret_state_manager::StateManagerError),
+    #[error("cannot read the jar {path}: {source}")]
+    ReadJar {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
     #[error("cannot copy {from} to {to}: {source}")]
     CopyJar {
         from: PathBuf,

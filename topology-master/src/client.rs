@@ -9,7 +9,7 @@ use egret_proto::frame::{DEFAULT_MAX_FRAME_BYTES, FrameError, decode_message, en
 use egret_proto::handshake::{HandshakeError, connect};
 use egret_proto::v1::{ClientRequest, ClientResponse, PeerRole};
 use egret_state_manager::{Backend, StateError, StateManager, StateManagerError, TopologyDir};
-use egret_transport::{CredentialsError, Tls, TlsError};
+use egret_transport::{CredentialsError, Tls, TlsError, TopologyCredentials};
 use futures::{SinkExt, StreamExt};
 use tokio::net::TcpStream;
 
@@ -57,8 +57,19 @@ pub async fn request(
         .await?
         .ok_or_else(|| ClientError::NoAddress(topology_dir.display().to_string()))?;
     let credentials = dir.read_credentials()?;
+    request_to(addr, &credentials, request, timeout).await
+}
+
+/// Sends one request to the topology master at `addr` (found by the caller
+/// in the state manager), authenticated with the topology's `credentials`.
+pub async fn request_to(
+    addr: std::net::SocketAddr,
+    credentials: &TopologyCredentials,
+    request: ClientRequest,
+    timeout: Duration,
+) -> Result<ClientResponse, ClientError> {
     let token = credentials.token().clone();
-    let tls = Tls::new(&credentials)?;
+    let tls = Tls::new(credentials)?;
     let exchange = async move {
         let stream = TcpStream::connect(addr)
             .await

@@ -1,0 +1,362 @@
+//! The processes a host of a multi-host cluster runs, given the cluster's
+//! state manager (config keys `egret.state.manager`, `egret.zookeeper.*`) and
+//! a topology's credentials directory: `egret tmaster --topology NAME` and
+//! `egret container --topology NAME --index N` (contracts.md, "Running on
+//! several hosts"). They find everything else in the state manager.
+
+use std::ffi::OsString;
+use std::net::{IpAddr, SocketAddr};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::Context as _;
+use clap::Args;
+use egret_config::Layered;
+use egret_config::state::StateManagerConfig;
+use egret_state_manager::{Backend, StateManager};
+use egret_transport::TopologyCredentials;
+
+/// Where a host's process listens and what it tells its peers.
+#[derive(Debug, Clone, Args)]
+pub struct NetworkArgs {
+    /// The IP this process's TCP listener binds.
+    #[arg(long, value_name = "IP", default_value = "127.0.0.1")]
+    pub bind: IpAddr,
+    /// The IP registered for peers to dial (the bound IP when absent; give
+    /// one when binding 0.0.0.0).
+    #[arg(long, value_name = "IP")]
+    pub advertise: Option<IpAddr>,
+}
+
+impl NetworkArgs {
+    fn advertised(&self) -> anyhow::Result<Option<IpAddr>> {
+        if self.advertise.is_none() && self.bind.is_unspecified() {
+            anyhow::bail!(
+                "--bind {} needs --advertise IP: peers cannot dial an unspecified address",
+                self.bind
+            );
+        }
+        Ok(self.advertise)
+    }
+}
+
+/// `egret tmaster|container --topology NAME ...`: one topology of a cluster.
+#[derive(Debug, Clone, Args)]
+pub struct HostArgs {
+    /// The topology (its name in the state manager).
+    #[arg(long, value_name = "NAME")]
+    pub topology: Option<String>,
+    /// The topology's credentials directory (token, ca.pem, cert.pem,
+    /// key.pem), as `egret jar` wrote it.
+    #[arg(long, value_name = "DIR", requires = "topology")]
+    pub credentials: Option<PathBuf>,
+    /// Where this host keeps the topology's local files (logs, metrics,
+    /// sockets, the fetched jar): `<DIR>/topologies/<name>/`.
+    #[arg(long, value_name = "DIR", requires = "topology")]
+    pub work_dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub network: NetworkArgs,
+}
+
+/// The cluster's state manager, as the config names it; the local one is
+/// refused (a host of a cluster shares its state with the others).
+pub async fn open_cluster_state(config: &Layered) -> anyhow::Result<(Backend, StateManagerConfig)> {
+    let resolved = StateManagerConfig::resolve(&config.merged)?;
+    if let StateManagerConfig::Local { .. } = resolved {
+        anyhow::bail!(
+            "a host of a multi-host cluster needs a shared state manager: set {}=zookeeper and {}",
+            egret_config::state::STATE_MANAGER,
+            egret_config::state::ZOOKEEPER_SERVERS
+        );
+    }
+    let state = Backend::open(&resolved).await?;
+    Ok((state, resolved))
+}
+
+fn required<'a, T>(value: &'a Option<T>, flag: &str) -> anyhow::Result<&'a T> {
+    value
+        .as_ref()
+        .with_context(|| format!("--topology needs {flag}"))
+}
+
+/// `egret tmaster --topology NAME --credentials DIR --work-dir DIR`.
+/// Returns once the topology was killed, having removed it from the state
+/// manager (every container then stops).
+pub async fn run_master(config: &Layered, args: &HostArgs) -> anyhow::Result<()> {
+    let name = required(&args.topology, "a topology name")?;
+    let credentials = required(&args.credentials, "--credentials DIR")?;
+    let work = required(&args.work_dir, "--work-dir DIR")?;
+    let advertise = args.network.advertised()?;
+    let (state, _) = open_cluster_state(config).await?;
+    let state = Arc::new(state);
+    let credentials = TopologyCredentials::load(credentials)?;
+    let metrics_dir = work.join("topologies").join(name);
+    std::fs::create_dir_all(&metrics_dir)
+        .with_context(|| format!("cannot create {}", metrics_dir.display()))?;
+    let master =
+        egret_topology_master::TopologyMaster::bind_setup(egret_topology_master::MasterSetup {
+            state: Arc::clone(&state),
+            name: name.clone(),
+            credentials,
+            metrics_dir,
+            bind: SocketAddr::new(args.network.bind, 0),
+            advertise,
+        })
+        .await?;
+    master.serve().await?;
+    remove_topology(&state, name).await;
+    Ok(())
+}
+
+/// What a kill leaves: nothing of the topology in the state manager.
+async fn remove_topology(state: &Backend, name: &str) {
+    let removals = [
+        ("topology", state.delete_topology(name).await),
+        ("package", state.delete_package(name).await),
+        ("packing plan", state.delete_packing_plan(name).await),
+        ("physical plan", state.delete_physical_plan(name).await),
+    ];
+    for (what, outcome) in removals {
+        if let Err(err) = outcome {
+            tracing::warn!(topology = name, error = %err, "Removing the killed topology's {what} failed.");
+        }
+    }
+    tracing::info!(
+        topology = name,
+        "The killed topology was removed from the state manager."
+    );
+}
+
+/// `egret container --topology NAME --index N --credentials DIR --work-dir DIR`.
+pub async fn run_container(
+    config: &Layered,
+    args: &HostArgs,
+    index: i32,
+    executable: PathBuf,
+) -> anyhow::Result<()> {
+    let name = required(&args.topology, "a topology name")?;
+    let credentials = required(&args.credentials, "--credentials DIR")?;
+    let work = required(&args.work_dir, "--work-dir DIR")?;
+    let advertise = args.network.advertised()?;
+    let (state, resolved) = open_cluster_state(config).await?;
+    let dir = egret_container::cluster::materialize(&state, name, credentials, work).await?;
+    let id = dir.read_topology()?.id;
+    let mut stream_manager_args = stream_manager_args(&resolved);
+    stream_manager_args.push("--bind".into());
+    stream_manager_args.push(args.network.bind.to_string().into());
+    if let Some(ip) = advertise {
+        stream_manager_args.push("--advertise".into());
+        stream_manager_args.push(ip.to_string().into());
+    }
+    let options = egret_container::ContainerOptions {
+        topology_dir: dir.path().to_owned(),
+        index,
+        executable,
+        stream_manager_args,
+    };
+    egret_container::run_until(
+        options,
+        egret_container::cluster::until_removed(&state, name, &id),
+    )
+    .await?;
+    Ok(())
+}
+
+/// `egret stmgr`'s flags naming the state manager its master is registered in.
+fn stream_manager_args(state: &StateManagerConfig) -> Vec<OsString> {
+    match state {
+        StateManagerConfig::Local { .. } => Vec::new(),
+        StateManagerConfig::ZooKeeper { servers, root } => vec![
+            "--zookeeper".into(),
+            servers.into(),
+            "--zookeeper-root".into(),
+            root.into(),
+        ],
+    }
+}
+
+/// The state manager `egret stmgr` is told about: ZooKeeper when given,
+/// else the local one holding its topology directory.
+pub async fn stream_manager_state(
+    zookeeper: Option<&str>,
+    root: Option<&str>,
+) -> anyhow::Result<Option<Arc<Backend>>> {
+    let Some(servers) = zookeeper else {
+        return Ok(None);
+    };
+    let config = StateManagerConfig::ZooKeeper {
+        servers: servers.to_owned(),
+        root: root
+            .unwrap_or(egret_config::state::DEFAULT_ZOOKEEPER_ROOT)
+            .to_owned(),
+    };
+    Ok(Some(Arc::new(Backend::open(&config).await?)))
+}
+
+/// Used by `egret jar` in cluster mode: where credentials directories go.
+pub fn credentials_root(config: &Layered) -> PathBuf {
+    match config.get_str(CREDENTIALS_DIR) {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        _ => egret_config::Environment::from_process()
+            .egret_home
+            .join("credentials"),
+    }
+}
+
+/// `egret.credentials.dir`: where `egret jar` writes each cluster topology's
+/// credentials directory (`<dir>/<name>/`); default `$EGRET_HOME/credentials`.
+pub const CREDENTIALS_DIR: &str = "egret.credentials.dir";
+
+/// `egret list|kill|activate|deactivate` against a shared state manager:
+/// the topology's master is found there and asked with the credentials in
+/// `<egret.credentials.dir>/<name>/`. `None` when the config names the local
+/// state manager (the local cluster answers then).
+pub async fn cluster_of(config: &Layered) -> anyhow::Result<Option<Backend>> {
+    match StateManagerConfig::resolve(&config.merged)? {
+        StateManagerConfig::Local { .. } => Ok(None),
+        other => Ok(Some(Backend::open(&other).await?)),
+    }
+}
+
+async fn ask(
+    state: &Backend,
+    config: &Layered,
+    name: &str,
+    request: egret_proto::v1::client_request::Request,
+    timeout: std::time::Duration,
+) -> anyhow::Result<egret_proto::v1::ClientResponse> {
+    let addr = state
+        .master_location(name)
+        .await?
+        .with_context(|| format!("topology '{name}' has no live topology master"))?;
+    let credentials_dir = credentials_root(config).join(name);
+    let credentials = TopologyCredentials::load(&credentials_dir).with_context(|| {
+        format!(
+            "cannot read the credentials of '{name}' (set {CREDENTIALS_DIR} to the directory holding {name}/)"
+        )
+    })?;
+    let response = egret_topology_master::client::request_to(
+        addr,
+        &credentials,
+        egret_proto::v1::ClientRequest {
+            request: Some(request),
+        },
+        timeout,
+    )
+    .await
+    .with_context(|| format!("cannot reach the topology master of '{name}' at {addr}"))?;
+    if !response.ok {
+        anyhow::bail!("topology '{name}' refused: {}", response.error);
+    }
+    Ok(response)
+}
+
+/// `egret list` on a cluster: every topology of the state manager.
+pub async fn list(state: &Backend, config: &Layered) -> anyhow::Result<()> {
+    use egret_proto::v1::{Empty, client_request::Request};
+    let mut rows = Vec::new();
+    for name in state.topology_names().await? {
+        let Some(topology) = state.get_topology(&name).await? else {
+            continue;
+        };
+        let described = ask(
+            state,
+            config,
+            &name,
+            Request::Describe(Empty {}),
+            std::time::Duration::from_secs(5),
+        )
+        .await;
+        rows.push(match described {
+            Ok(response) => {
+                let s = response.summary.unwrap_or_default();
+                vec![
+                    name,
+                    topology.id,
+                    crate::manage::state_name(s.state).to_owned(),
+                    s.num_containers.to_string(),
+                    s.num_executors.to_string(),
+                    s.num_tasks.to_string(),
+                ]
+            }
+            Err(e) => {
+                tracing::debug!(error = %e, "Topology master did not answer.");
+                vec![
+                    name,
+                    topology.id,
+                    "UNREACHABLE".into(),
+                    "-".into(),
+                    "-".into(),
+                    "-".into(),
+                ]
+            }
+        });
+    }
+    if rows.is_empty() {
+        println!("No topologies running.");
+        return Ok(());
+    }
+    println!(
+        "{}",
+        crate::manage::render_table(
+            &["NAME", "ID", "STATUS", "CONTAINERS", "EXECUTORS", "TASKS"],
+            &rows
+        )
+    );
+    Ok(())
+}
+
+/// `egret activate|deactivate NAME` on a cluster.
+pub async fn set_active(
+    state: &Backend,
+    config: &Layered,
+    name: &str,
+    active: bool,
+) -> anyhow::Result<()> {
+    use egret_proto::v1::{Empty, client_request::Request};
+    let request = if active {
+        Request::Activate(Empty {})
+    } else {
+        Request::Deactivate(Empty {})
+    };
+    ask(
+        state,
+        config,
+        name,
+        request,
+        std::time::Duration::from_secs(20),
+    )
+    .await?;
+    Ok(())
+}
+
+/// `egret kill NAME -w SECS` on a cluster: the master kills the topology and
+/// removes it from the state manager (its containers then stop); this waits
+/// (at most 30 s after the kill's answer) until it is gone.
+pub async fn kill(
+    state: &Backend,
+    config: &Layered,
+    name: &str,
+    wait_secs: u32,
+) -> anyhow::Result<()> {
+    use egret_proto::v1::{KillRequest, client_request::Request};
+    let timeout = std::time::Duration::from_secs(u64::from(wait_secs) + 10);
+    ask(
+        state,
+        config,
+        name,
+        Request::Kill(KillRequest { wait_secs }),
+        timeout,
+    )
+    .await?;
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
+    while state.get_topology(name).await?.is_some() {
+        if tokio::time::Instant::now() > deadline {
+            anyhow::bail!(
+                "topology '{name}' was killed but is still in the state manager after 30 s"
+            );
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+    Ok(())
+}

@@ -1,0 +1,321 @@
+//! A topology across hosts: ZooKeeper on the bridge of a [`TestNet`], the
+//! topology master on host 4 (a second one standing by on host 3), and
+//! containers 1..3 on hosts 1..3, each started as an operator would
+//! (`egret tmaster|container --topology NAME ...`, given only the state
+//! manager's address and the topology's credentials). WordCountTopology's
+//! counts are exact; after kill -9 of the serving master the standby takes
+//! over through ZooKeeper and the stream managers follow it; `egret list` and
+//! `egret kill` reach the topology through the state manager. Needs root.
+
+#![allow(
+    clippy::expect_used,
+    clippy::unwrap_used,
+    clippy::panic,
+    reason = "test code: a failed expectation is the test failing, with its message"
+)]
+
+use std::collections::BTreeMap;
+use std::net::IpAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+use egret_e2e::hosts::{Host, TestNet};
+use egret_e2e::{Cluster, task_files, wait_until};
+use egret_state_manager::test_support::ZkServer;
+
+/// Same list, same order as `WordCountTopology.SENTENCES`.
+const SENTENCES: [&str; 10] = [
+    "the cow jumped over the moon",
+    "an apple a day keeps the doctor away",
+    "four score and seven years ago",
+    "snow white and the seven dwarfs",
+    "i am at two with nature",
+    "the quick brown fox jumps over the lazy dog",
+    "to be or not to be",
+    "all that glitters is not gold",
+    "a stitch in time saves nine",
+    "the early bird catches the worm",
+];
+/// `WordCountTopology.TOTAL`.
+const TOTAL: usize = 200;
+
+fn expected_counts() -> BTreeMap<String, u64> {
+    let mut counts = BTreeMap::new();
+    for i in 0..TOTAL {
+        for word in SENTENCES[i % SENTENCES.len()].split(' ') {
+            *counts.entry(word.to_owned()).or_insert(0) += 1;
+        }
+    }
+    counts
+}
+
+/// Per word, every count the count tasks recorded, in order.
+fn recorded(out: &Path) -> BTreeMap<String, Vec<u64>> {
+    let mut seen: BTreeMap<String, Vec<u64>> = BTreeMap::new();
+    for lines in task_files(out, "count").values() {
+        for line in lines {
+            let (word, count) = line.split_once(' ').expect("a 'word count' line");
+            seen.entry(word.to_owned())
+                .or_default()
+                .push(count.parse().expect("a count"));
+        }
+    }
+    seen
+}
+
+fn finals(seen: &BTreeMap<String, Vec<u64>>) -> BTreeMap<String, u64> {
+    seen.iter()
+        .map(|(w, c)| (w.clone(), c.iter().copied().max().unwrap_or(0)))
+        .collect()
+}
+
+/// A process started in a host, with its log; killed on drop (the TestNet
+/// kills whatever is left in its hosts too).
+struct Role {
+    name: String,
+    child: Child,
+    log: PathBuf,
+}
+
+impl Role {
+    fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    fn exited(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(Some(_)))
+    }
+}
+
+impl Drop for Role {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+struct Setup<'a> {
+    cluster: &'a Cluster,
+    zk: Vec<String>,
+}
+
+impl Setup<'_> {
+    fn start(&self, host: &Host, name: &str, args: &[String]) -> Role {
+        let log = self.cluster.home().join(format!("{name}.log"));
+        let file = std::fs::File::create(&log).unwrap();
+        let child = host
+            .command(&self.cluster.artifacts.egret)
+            .args(args)
+            .args(&self.zk)
+            .env("EGRET_HOME", self.cluster.home())
+            .stdin(Stdio::null())
+            .stdout(file.try_clone().unwrap())
+            .stderr(file)
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {name} in {}: {e}", host.name()));
+        Role {
+            name: name.to_owned(),
+            child,
+            log,
+        }
+    }
+}
+
+fn describe(roles: &[&Role]) -> String {
+    roles
+        .iter()
+        .map(|r| format!("--- {} ---\n{}", r.name, egret_e2e::tail(&r.log(), 25)))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn all(containers: &[Role], extra: &[&Role]) -> String {
+    let mut roles: Vec<&Role> = containers.iter().collect();
+    roles.extend_from_slice(extra);
+    describe(&roles)
+}
+
+#[test]
+fn word_count_runs_across_hosts_and_survives_the_master() {
+    let cluster = Cluster::new("multihost").expect("cluster");
+    let net = TestNet::new(4).expect("test hosts (needs root)");
+    let zk = ZkServer::start_on(IpAddr::V4(net.bridge_addr())).expect("ZooKeeper");
+    let setup = Setup {
+        cluster: &cluster,
+        zk: vec![
+            "-c".into(),
+            "egret.state.manager=zookeeper".into(),
+            "-c".into(),
+            format!("egret.zookeeper.servers={}", zk.servers()),
+        ],
+    };
+    let name = cluster.topology_name();
+
+    // Submitted from the root namespace: stored in ZooKeeper, nothing started.
+    let mut extra = vec!["-c", "topology.workers=3"];
+    extra.extend(setup.zk.iter().map(String::as_str));
+    let submitted = cluster
+        .jar_example_with("WordCountTopology", &name, &extra)
+        .expect("egret jar");
+    assert!(submitted.success(), "{}", submitted.describe());
+    assert!(
+        submitted.combined().contains("3 containers"),
+        "{}",
+        submitted.describe()
+    );
+    let credentials = cluster.home().join("credentials").join(&name);
+    assert!(credentials.join("key.pem").is_file(), "credentials written");
+    let host_args = |host: &Host, role: &str, index: Option<usize>| {
+        let work = cluster.home().join(format!("work-{}", host.index()));
+        let mut args = vec![
+            role.to_owned(),
+            "--topology".into(),
+            name.clone(),
+            "--credentials".into(),
+            credentials.display().to_string(),
+            "--work-dir".into(),
+            work.display().to_string(),
+            "--bind".into(),
+            host.addr().to_string(),
+        ];
+        if let Some(i) = index {
+            args.push("--index".into());
+            args.push(i.to_string());
+        }
+        args
+    };
+
+    let mut first = setup.start(
+        net.host(4),
+        "tmaster-a",
+        &host_args(net.host(4), "tmaster", None),
+    );
+    // Registered before the second starts, so that the second stands by.
+    wait_until(
+        "the first master to serve",
+        Duration::from_secs(30),
+        || {
+            first
+                .log()
+                .contains("Topology master listening")
+                .then_some(())
+        },
+        || first.log(),
+    )
+    .unwrap();
+    let mut second = setup.start(
+        net.host(3),
+        "tmaster-b",
+        &host_args(net.host(3), "tmaster", None),
+    );
+    let mut containers: Vec<Role> = (1..=3)
+        .map(|i| {
+            let host = net.host(i);
+            setup.start(
+                host,
+                &format!("container-{i}"),
+                &host_args(host, "container", Some(i)),
+            )
+        })
+        .collect();
+
+    let expected = expected_counts();
+    let out = cluster.out_dir();
+    if let Err(e) = wait_until(
+        "every word to reach its expected count across the hosts",
+        Duration::from_secs(90),
+        || (finals(&recorded(&out)) == expected).then_some(()),
+        || format!("{} words counted", recorded(&out).len()),
+    ) {
+        panic!("{e}\n{}", all(&containers, &[&first, &second]));
+    }
+    // Exactly one master serves: the second stands by.
+    wait_until(
+        "the second master to stand by",
+        Duration::from_secs(15),
+        || second.log().contains("standing by").then_some(()),
+        || second.log(),
+    )
+    .unwrap();
+    assert!(
+        !second.log().contains("Stream manager registered"),
+        "the standby master served:\n{}",
+        second.log()
+    );
+    for i in 1..=3 {
+        let registered = format!("container={i}");
+        assert!(
+            first.log().contains(&registered),
+            "container {i} did not register with the serving master:\n{}",
+            first.log()
+        );
+    }
+
+    // kill -9 the serving master: ZooKeeper ends its session, the standby
+    // registers, and every stream manager follows it there.
+    let killed_at = Instant::now();
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(i32::try_from(first.child.id()).unwrap()),
+        nix::sys::signal::Signal::SIGKILL,
+    )
+    .unwrap();
+    let _ = first.child.wait();
+    if let Err(e) = wait_until(
+        "the standby master to take over with every stream manager",
+        Duration::from_secs(60),
+        || {
+            let log = second.log();
+            (log.contains("taking over") && log.contains("Physical plan published")).then_some(())
+        },
+        || second.log(),
+    ) {
+        panic!("{e}\n{}", all(&containers, &[&second]));
+    }
+    eprintln!(
+        "master failover: the standby published the plan {:.1} s after kill -9 (the test server caps sessions at 2 s: 20 ticks of 100 ms)",
+        killed_at.elapsed().as_secs_f64()
+    );
+    // Counts stayed exact: every word counted once per occurrence, in order.
+    let seen = recorded(&out);
+    for (word, counts) in &seen {
+        let want: Vec<u64> = (1..=expected[word.as_str()]).collect();
+        assert_eq!(counts, &want, "{word:?} counted out of order or twice");
+    }
+
+    // The cluster commands reach it through the state manager.
+    let mut list = vec!["list".to_owned()];
+    list.extend(setup.zk.iter().cloned());
+    let listed = cluster.run(&list).expect("egret list");
+    assert!(listed.success(), "{}", listed.describe());
+    let row = listed
+        .stdout
+        .lines()
+        .find(|l| l.starts_with(&name))
+        .unwrap_or_else(|| panic!("no row for {name}: {}", listed.describe()));
+    assert!(row.contains("ACTIVE") && row.contains(" 3 "), "{row}");
+
+    let mut kill = vec!["kill".to_owned(), name.clone(), "-w".into(), "0".into()];
+    kill.extend(setup.zk.iter().cloned());
+    let killed = cluster.run(&kill).expect("egret kill");
+    assert!(
+        killed.success(),
+        "{}\n{}",
+        killed.describe(),
+        all(&containers, &[&second])
+    );
+    // The master exits with EXIT_TOPOLOGY_KILLED and the containers stop.
+    wait_until(
+        "the master and every container to exit after the kill",
+        Duration::from_secs(45),
+        || (second.exited() && containers.iter_mut().all(Role::exited)).then_some(()),
+        String::new,
+    )
+    .unwrap_or_else(|e| panic!("{e}\n{}", all(&containers, &[&second])));
+    let status = second.child.wait().unwrap();
+    assert_eq!(
+        status.code(),
+        Some(3),
+        "the master's exit code after a kill"
+    );
+}
