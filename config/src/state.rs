@@ -8,8 +8,9 @@
 //! - `egret.zookeeper.root`: the absolute node under which everything lives,
 //!   default `/egret`.
 //!
-//! Not yet read by any process: every process uses the local directory
-//! (contracts.md, "State manager").
+//! Read by `egret jar` (a shared state manager: the topology is stored there
+//! for the cluster's hosts) and by the roles hosts run (`egret tmaster|container
+//! --topology NAME`); see contracts.md, "State manager".
 
 use std::path::PathBuf;
 

@@ -3,8 +3,7 @@
 //! "State directory"). [`manager`]: the [`StateManager`] trait over the
 //! cluster-wide state (plans, the topology master's registration), with a
 //! local backend ([`LocalStateManager`]) and a ZooKeeper one
-//! ([`ZkStateManager`]); no process uses the trait yet (contracts.md, "State
-//! manager").
+//! ([`ZkStateManager`]) (contracts.md, "State manager").
 //!
 //! Invariants:
 //! - every file another process may read while it is being written is written
