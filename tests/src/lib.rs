@@ -36,6 +36,7 @@ use tempfile::TempDir;
 
 pub mod hosts;
 pub mod jars;
+pub mod sequence;
 
 /// Package of the example topologies in the examples jar.
 pub const EXAMPLES_PACKAGE: &str = "dev.egret.examples";
