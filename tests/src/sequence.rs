@@ -19,7 +19,7 @@ pub struct Workload {
 
 impl Workload {
     pub fn total(self) -> usize {
-        usize::try_from(self.keys * self.seqs).expect("small")
+        usize::try_from(u64::from(self.keys) * u64::from(self.seqs)).unwrap_or(usize::MAX)
     }
 
     pub fn all(self) -> impl Iterator<Item = Msg> {
