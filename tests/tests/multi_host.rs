@@ -426,7 +426,7 @@ fn sequences_survive_a_cut_link_and_a_lost_container_tree() {
     let mut rng = seed;
     let cut = 1 + usize::try_from(next(&mut rng) % 3).unwrap();
     let lost = 1 + usize::try_from(next(&mut rng) % 3).unwrap();
-    let cut_first = next(&mut rng) % 2 == 0;
+    let cut_first = next(&mut rng).is_multiple_of(2);
     eprintln!(
         "fault schedule (EGRET_FAULT_SEED={seed}): cut host {cut}'s link for 8 s, kill -9 container {lost}'s process tree; {} first",
         if cut_first { "the cut" } else { "the kill" }
