@@ -252,6 +252,11 @@ fn word_count_runs_across_hosts_and_survives_the_master() {
         );
     }
 
+    // Security: the serving master's TLS listener, from the root namespace.
+    let master_addr = master_location(&zk, &name);
+    let work4 = cluster.home().join("work-4").join("topologies").join(&name);
+    refusals_are_seen(master_addr, &work4, &first);
+
     // kill -9 the serving master: ZooKeeper ends its session, the standby
     // registers, and every stream manager follows it there.
     let killed_at = Instant::now();
@@ -529,4 +534,96 @@ fn sequences_survive_a_cut_link_and_a_lost_container_tree() {
         "the sink saw (key, seq) outside the workload"
     );
     drop(master);
+}
+
+/// The live master's address, from ZooKeeper.
+fn master_location(zk: &ZkServer, name: &str) -> std::net::SocketAddr {
+    use egret_state_manager::{StateManager, ZkOptions, ZkStateManager};
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let state = ZkStateManager::connect(&zk.servers(), "/egret", ZkOptions::default())
+            .await
+            .unwrap();
+        state
+            .master_location(name)
+            .await
+            .unwrap()
+            .expect("a live master")
+    })
+}
+
+/// A plain-text client and a client with another topology's credentials are
+/// refused in the TLS handshake, before any frame: the plain one by the
+/// master (its log line names the peer; `egret.tls.refused{not-tls}` in its
+/// metrics snapshot), the foreign one by the client itself, which does not
+/// trust the master's certificate (and the master logs the refusal).
+fn refusals_are_seen(addr: std::net::SocketAddr, master_dir: &Path, master: &Role) {
+    use egret_transport::{RefusalReason, Tls, TopologyCredentials};
+    use std::io::{Read, Write};
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+
+    // Plain text: a framed hello-sized frame in clear.
+    let mut plain = std::net::TcpStream::connect(addr).unwrap();
+    let local = plain.local_addr().unwrap();
+    plain.write_all(&[0, 0, 0, 4, 8, 2, 16, 1]).unwrap();
+    plain
+        .set_read_timeout(Some(Duration::from_secs(15)))
+        .unwrap();
+    let mut back = Vec::new();
+    let _ = plain.read_to_end(&mut back);
+    assert!(
+        back.is_empty() || back[0] == 21,
+        "the master answered plain text with something else than a TLS alert: {back:?}"
+    );
+
+    // Another topology's credentials.
+    let foreign = runtime.block_on(async {
+        let other = TopologyCredentials::generate(
+            "another-topology",
+            egret_transport::credentials::DEFAULT_VALIDITY,
+        )
+        .unwrap();
+        let tls = Tls::new(&other).unwrap();
+        let tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
+        let foreign_local = tcp.local_addr().unwrap();
+        let outcome = tls.connect(tcp, addr).await;
+        (
+            outcome.is_err(),
+            tls.refused().get(RefusalReason::UnknownCa),
+            foreign_local,
+        )
+    });
+    assert!(
+        foreign.0,
+        "a client with another topology's credentials completed the handshake"
+    );
+    assert_eq!(
+        foreign.1, 1,
+        "the foreign client counted the master's certificate as unknown-ca"
+    );
+
+    wait_until(
+        "the master to log both refusals and count the plain-text one",
+        Duration::from_secs(30),
+        || {
+            let log = master.log();
+            let counted = egret_e2e::read_metrics(master_dir)
+                .0
+                .get("tmaster")
+                .and_then(|m| m.value("egret.tls.refused", "not-tls"))
+                .unwrap_or(0.0);
+            (log.contains(&local.to_string())
+                && log.contains(&foreign.2.to_string())
+                && counted >= 1.0)
+                .then_some(())
+        },
+        || egret_e2e::tail(&master.log(), 10),
+    )
+    .unwrap();
 }
