@@ -218,7 +218,7 @@ pub async fn cluster_of(config: &Layered) -> anyhow::Result<Option<Backend>> {
     }
 }
 
-async fn ask(
+pub(crate) async fn ask(
     state: &Backend,
     config: &Layered,
     name: &str,

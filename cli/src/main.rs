@@ -258,10 +258,13 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Stats { name, window } => {
             let cfg = manage::load_config(config.config.as_deref(), &config.conf)?;
             let cluster = manage::cluster(&cfg)?;
-            println!(
-                "{}",
-                current_thread_runtime()?.block_on(stats::show(&cluster, &name, &window))?
-            );
+            let shown = current_thread_runtime()?.block_on(async {
+                match hosts::cluster_of(&cfg).await? {
+                    Some(state) => stats::show_cluster(&state, &cfg, &name, &window).await,
+                    None => stats::show(&cluster, &name, &window).await,
+                }
+            })?;
+            println!("{shown}");
         }
         Command::Bench(args) => {
             let cfg = manage::load_config(config.config.as_deref(), &config.conf)?;

@@ -130,11 +130,37 @@ pub async fn show(cluster: &LocalCluster, name: &str, window: &str) -> anyhow::R
     if !response.ok {
         bail!("topology '{name}' refused: {}", response.error);
     }
+    Ok(render(name, window, &response))
+}
+
+/// `egret stats` of a topology of a multi-host cluster (its master found in
+/// the state manager).
+pub async fn show_cluster(
+    state: &egret_state_manager::Backend,
+    config: &egret_config::Layered,
+    name: &str,
+    window: &str,
+) -> anyhow::Result<String> {
+    if !WINDOWS.contains(&window) {
+        bail!("unknown window '{window}' (one of {})", WINDOWS.join(", "));
+    }
+    let response = crate::hosts::ask(
+        state,
+        config,
+        name,
+        client_request::Request::TopologyInfo(Empty {}),
+        STATS_TIMEOUT,
+    )
+    .await?;
+    Ok(render(name, window, &response))
+}
+
+fn render(name: &str, window: &str, response: &ClientResponse) -> String {
     let uptime = response.summary.as_ref().map_or(0, |s| s.uptime_secs);
-    Ok(format!(
+    format!(
         "Topology '{name}', window {window}, uptime {uptime}s (exact counts; latencies are averages over acked or executed tuples):\n{}",
-        render_response(&response, window)
-    ))
+        render_response(response, window)
+    )
 }
 
 #[cfg(test)]

@@ -300,6 +300,15 @@ fn word_count_runs_across_hosts_and_survives_the_master() {
         .unwrap_or_else(|| panic!("no row for {name}: {}", listed.describe()));
     assert!(row.contains("ACTIVE") && row.contains(" 3 "), "{row}");
 
+    let mut stats = vec!["stats".to_owned(), name.clone()];
+    stats.extend(setup.zk.iter().cloned());
+    let shown = cluster.run(&stats).expect("egret stats");
+    assert!(
+        shown.success() && shown.stdout.lines().any(|l| l.starts_with("count ")),
+        "{}",
+        shown.describe()
+    );
+
     let mut kill = vec!["kill".to_owned(), name.clone(), "-w".into(), "0".into()];
     kill.extend(setup.zk.iter().cloned());
     let killed = cluster.run(&kill).expect("egret kill");
