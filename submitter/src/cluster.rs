@@ -22,7 +22,7 @@ use egret_scheduler::packing;
 use egret_state_manager::{Backend, StateManager, StateManagerError};
 use egret_transport::TopologyCredentials;
 
-use crate::{SubmitError, validate};
+use crate::{SubmitError, prepare};
 
 /// A topology stored in the cluster's state manager.
 #[derive(Debug, Clone)]
@@ -59,11 +59,7 @@ impl ClusterSubmitter {
         mut topology: Topology,
         jar: &Path,
     ) -> Result<ClusterSubmission, SubmitError> {
-        egret_config::settings::resolve_topology(&mut topology)
-            .map_err(|e| SubmitError::Invalid(e.to_string()))?;
-        validate(&topology).map_err(SubmitError::Invalid)?;
-        let settings = *egret_config::settings::settings_of(&topology)
-            .map_err(|e| SubmitError::Invalid(e.to_string()))?;
+        let settings = prepare(&mut topology)?;
         let name = topology.name.clone();
         if self.state.get_topology(&name).await?.is_some() {
             return Err(SubmitError::NameInUse(name));

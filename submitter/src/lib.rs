@@ -82,6 +82,17 @@ impl From<StateError> for SubmitError {
     }
 }
 
+/// Resolves the settings every process of `topology` shares (once, here) and
+/// validates it; returns the settings.
+pub(crate) fn prepare(topology: &mut Topology) -> Result<TopologySettings, SubmitError> {
+    egret_config::settings::resolve_topology(topology)
+        .map_err(|e| SubmitError::Invalid(e.to_string()))?;
+    validate(topology).map_err(SubmitError::Invalid)?;
+    egret_config::settings::settings_of(topology)
+        .copied()
+        .map_err(|e| SubmitError::Invalid(e.to_string()))
+}
+
 /// Checks a submitted topology; the error names the problem.
 pub fn validate(topology: &Topology) -> Result<(), String> {
     let name = &topology.name;
@@ -215,11 +226,7 @@ impl LocalSubmitter {
         mut topology: Topology,
         jar: &Path,
     ) -> Result<SubmittedTopology, SubmitError> {
-        egret_config::settings::resolve_topology(&mut topology)
-            .map_err(|e| SubmitError::Invalid(e.to_string()))?;
-        validate(&topology).map_err(SubmitError::Invalid)?;
-        let settings = *egret_config::settings::settings_of(&topology)
-            .map_err(|e| SubmitError::Invalid(e.to_string()))?;
+        let settings = prepare(&mut topology)?;
         let secs = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map(|d| d.as_secs())

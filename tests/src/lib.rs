@@ -37,6 +37,7 @@ use tempfile::TempDir;
 pub mod hosts;
 pub mod jars;
 pub mod sequence;
+pub mod word_count;
 
 /// Package of the example topologies in the examples jar.
 pub const EXAMPLES_PACKAGE: &str = "dev.egret.examples";

@@ -5,7 +5,9 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::{numbered_files, task_files};
+use std::time::Duration;
+
+use crate::{HarnessError, numbered_files, task_files, wait_until};
 
 /// (key, seq).
 pub type Msg = (u32, u32);
@@ -158,4 +160,43 @@ pub fn gaps_by_key(missing: &[Msg]) -> BTreeMap<u32, Vec<u32>> {
         gaps.entry(*k).or_default().push(*s);
     }
     gaps
+}
+
+/// Waits until every message id of `w` is in the spouts' acked logs under
+/// `out` (or, `emitted`, in their emitted logs: at-most-once), then reads
+/// everything.
+pub fn wait_all_logged(
+    out: &Path,
+    w: Workload,
+    emitted: bool,
+    timeout: Duration,
+) -> Result<Observed, HarnessError> {
+    let (what, log) = if emitted {
+        ("the spouts to emit every message once", "emitted")
+    } else {
+        ("the spouts to log an ack for every message id", "acked")
+    };
+    let ids = |o: &Observed| {
+        if emitted {
+            o.emitted.clone()
+        } else {
+            o.acked.clone()
+        }
+    };
+    wait_until(
+        what,
+        timeout,
+        || {
+            let o = Observed::read(out);
+            (ids(&o).len() == w.total()).then_some(o)
+        },
+        || {
+            let o = Observed::read(out);
+            format!(
+                "{}; not {log}: {}",
+                o.summary(w),
+                sample(&w.missing(&ids(&o)))
+            )
+        },
+    )
 }

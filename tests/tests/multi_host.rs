@@ -21,34 +21,9 @@ use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 use egret_e2e::hosts::{Host, TestNet};
+use egret_e2e::word_count::expected_counts;
 use egret_e2e::{Cluster, task_files, wait_until};
 use egret_state_manager::test_support::ZkServer;
-
-/// Same list, same order as `WordCountTopology.SENTENCES`.
-const SENTENCES: [&str; 10] = [
-    "the cow jumped over the moon",
-    "an apple a day keeps the doctor away",
-    "four score and seven years ago",
-    "snow white and the seven dwarfs",
-    "i am at two with nature",
-    "the quick brown fox jumps over the lazy dog",
-    "to be or not to be",
-    "all that glitters is not gold",
-    "a stitch in time saves nine",
-    "the early bird catches the worm",
-];
-/// `WordCountTopology.TOTAL`.
-const TOTAL: usize = 200;
-
-fn expected_counts() -> BTreeMap<String, u64> {
-    let mut counts = BTreeMap::new();
-    for i in 0..TOTAL {
-        for word in SENTENCES[i % SENTENCES.len()].split(' ') {
-            *counts.entry(word.to_owned()).or_insert(0) += 1;
-        }
-    }
-    counts
-}
 
 /// Per word, every count the count tasks recorded, in order.
 fn recorded(out: &Path) -> BTreeMap<String, Vec<u64>> {
@@ -95,12 +70,77 @@ impl Drop for Role {
     }
 }
 
+/// One test's cluster: its hosts, its ZooKeeper, and the topology it runs.
 struct Setup<'a> {
     cluster: &'a Cluster,
+    /// The `-c` options naming the ZooKeeper state manager.
     zk: Vec<String>,
+    name: String,
+    credentials: PathBuf,
 }
 
-impl Setup<'_> {
+impl<'a> Setup<'a> {
+    fn new(cluster: &'a Cluster, zk: &ZkServer) -> Self {
+        let name = cluster.topology_name();
+        Setup {
+            cluster,
+            zk: vec![
+                "-c".into(),
+                "egret.state.manager=zookeeper".into(),
+                "-c".into(),
+                format!("egret.zookeeper.servers={}", zk.servers()),
+            ],
+            credentials: cluster.home().join("credentials").join(&name),
+            name,
+        }
+    }
+
+    /// `egret jar` of example `class` to the cluster (from the root namespace:
+    /// stored in ZooKeeper, nothing started).
+    fn submit(&self, class: &str, args: &[&str]) -> egret_e2e::Output {
+        let mut extra = args.to_vec();
+        extra.extend(self.zk.iter().map(String::as_str));
+        let submitted = self
+            .cluster
+            .jar_example_with(class, &self.name, &extra)
+            .expect("egret jar");
+        assert!(submitted.success(), "{}", submitted.describe());
+        assert!(
+            self.credentials.join("key.pem").is_file(),
+            "credentials written"
+        );
+        submitted
+    }
+
+    /// The arguments of `egret <role> --topology NAME ...` on `host`.
+    fn host_args(&self, host: &Host, role: &str, index: Option<usize>) -> Vec<String> {
+        let work = self.cluster.home().join(format!("work-{}", host.index()));
+        let mut args = vec![
+            role.to_owned(),
+            "--topology".into(),
+            self.name.clone(),
+            "--credentials".into(),
+            self.credentials.display().to_string(),
+            "--work-dir".into(),
+            work.display().to_string(),
+            "--bind".into(),
+            host.addr().to_string(),
+        ];
+        if let Some(i) = index {
+            args.push("--index".into());
+            args.push(i.to_string());
+        }
+        args
+    }
+
+    fn start_master(&self, host: &Host, label: &str) -> Role {
+        self.start(host, label, &self.host_args(host, "tmaster", None))
+    }
+
+    fn start_container(&self, host: &Host, label: &str, index: usize) -> Role {
+        self.start(host, label, &self.host_args(host, "container", Some(index)))
+    }
+
     fn start(&self, host: &Host, name: &str, args: &[String]) -> Role {
         let log = self.cluster.home().join(format!("{name}.log"));
         let file = std::fs::File::create(&log).unwrap();
@@ -141,56 +181,16 @@ fn word_count_runs_across_hosts_and_survives_the_master() {
     let cluster = Cluster::new("multihost").expect("cluster");
     let net = TestNet::new(4).expect("test hosts (needs root)");
     let zk = ZkServer::start_on(IpAddr::V4(net.bridge_addr())).expect("ZooKeeper");
-    let setup = Setup {
-        cluster: &cluster,
-        zk: vec![
-            "-c".into(),
-            "egret.state.manager=zookeeper".into(),
-            "-c".into(),
-            format!("egret.zookeeper.servers={}", zk.servers()),
-        ],
-    };
-    let name = cluster.topology_name();
-
-    // Submitted from the root namespace: stored in ZooKeeper, nothing started.
-    let mut extra = vec!["-c", "topology.workers=3"];
-    extra.extend(setup.zk.iter().map(String::as_str));
-    let submitted = cluster
-        .jar_example_with("WordCountTopology", &name, &extra)
-        .expect("egret jar");
-    assert!(submitted.success(), "{}", submitted.describe());
+    let setup = Setup::new(&cluster, &zk);
+    let name = setup.name.clone();
+    let submitted = setup.submit("WordCountTopology", &["-c", "topology.workers=3"]);
     assert!(
         submitted.combined().contains("3 containers"),
         "{}",
         submitted.describe()
     );
-    let credentials = cluster.home().join("credentials").join(&name);
-    assert!(credentials.join("key.pem").is_file(), "credentials written");
-    let host_args = |host: &Host, role: &str, index: Option<usize>| {
-        let work = cluster.home().join(format!("work-{}", host.index()));
-        let mut args = vec![
-            role.to_owned(),
-            "--topology".into(),
-            name.clone(),
-            "--credentials".into(),
-            credentials.display().to_string(),
-            "--work-dir".into(),
-            work.display().to_string(),
-            "--bind".into(),
-            host.addr().to_string(),
-        ];
-        if let Some(i) = index {
-            args.push("--index".into());
-            args.push(i.to_string());
-        }
-        args
-    };
 
-    let mut first = setup.start(
-        net.host(4),
-        "tmaster-a",
-        &host_args(net.host(4), "tmaster", None),
-    );
+    let mut first = setup.start_master(net.host(4), "tmaster-a");
     // Registered before the second starts, so that the second stands by.
     wait_until(
         "the first master to serve",
@@ -204,19 +204,11 @@ fn word_count_runs_across_hosts_and_survives_the_master() {
         || first.log(),
     )
     .unwrap();
-    let mut second = setup.start(
-        net.host(3),
-        "tmaster-b",
-        &host_args(net.host(3), "tmaster", None),
-    );
+    let mut second = setup.start_master(net.host(3), "tmaster-b");
     let mut containers: Vec<Role> = (1..=3)
         .map(|i| {
             let host = net.host(i);
-            setup.start(
-                host,
-                &format!("container-{i}"),
-                &host_args(host, "container", Some(i)),
-            )
+            setup.start_container(host, &format!("container-{i}"), i)
         })
         .collect();
 
@@ -355,21 +347,12 @@ fn next(state: &mut u64) -> u64 {
 
 #[test]
 fn sequences_survive_a_cut_link_and_a_lost_container_tree() {
-    use egret_e2e::sequence::{Observed, Workload, duplicates, gaps_by_key, sample};
+    use egret_e2e::sequence::{Observed, Workload, duplicates, gaps_by_key, wait_all_logged};
 
     let cluster = Cluster::new("multihost-faults").expect("cluster");
     let net = TestNet::new(4).expect("test hosts (needs root)");
     let zk = ZkServer::start_on(IpAddr::V4(net.bridge_addr())).expect("ZooKeeper");
-    let setup = Setup {
-        cluster: &cluster,
-        zk: vec![
-            "-c".into(),
-            "egret.state.manager=zookeeper".into(),
-            "-c".into(),
-            format!("egret.zookeeper.servers={}", zk.servers()),
-        ],
-    };
-    let name = cluster.topology_name();
+    let setup = Setup::new(&cluster, &zk);
     let w = Workload {
         keys: 10,
         seqs: 300,
@@ -377,53 +360,23 @@ fn sequences_survive_a_cut_link_and_a_lost_container_tree() {
     // 2 spout tasks at 50 messages/s each: about 30 s of traffic, long
     // enough for both faults to land while messages flow. Timeout 5 s: the
     // link stays cut longer than that.
-    let mut extra = vec![
-        "at-least-once",
-        "keys=10",
-        "seqs=300",
-        "rate=50",
-        "timeout=5",
-        "pending=50",
-        "workers=3",
-    ];
-    extra.extend(setup.zk.iter().map(String::as_str));
-    let submitted = cluster
-        .jar_example_with("SequenceTopology", &name, &extra)
-        .expect("egret jar");
-    assert!(submitted.success(), "{}", submitted.describe());
-    let credentials = cluster.home().join("credentials").join(&name);
-    let host_args = |host: &Host, role: &str, index: Option<usize>| {
-        let work = cluster.home().join(format!("work-{}", host.index()));
-        let mut args = vec![
-            role.to_owned(),
-            "--topology".into(),
-            name.clone(),
-            "--credentials".into(),
-            credentials.display().to_string(),
-            "--work-dir".into(),
-            work.display().to_string(),
-            "--bind".into(),
-            host.addr().to_string(),
-        ];
-        if let Some(i) = index {
-            args.push("--index".into());
-            args.push(i.to_string());
-        }
-        args
-    };
-    let master = setup.start(
-        net.host(4),
-        "tmaster",
-        &host_args(net.host(4), "tmaster", None),
+    setup.submit(
+        "SequenceTopology",
+        &[
+            "at-least-once",
+            "keys=10",
+            "seqs=300",
+            "rate=50",
+            "timeout=5",
+            "pending=50",
+            "workers=3",
+        ],
     );
+    let master = setup.start_master(net.host(4), "tmaster");
     let mut containers: Vec<Role> = (1..=3)
         .map(|i| {
             let host = net.host(i);
-            setup.start(
-                host,
-                &format!("container-{i}"),
-                &host_args(host, "container", Some(i)),
-            )
+            setup.start_container(host, &format!("container-{i}"), i)
         })
         .collect();
 
@@ -477,11 +430,8 @@ fn sequences_survive_a_cut_link_and_a_lost_container_tree() {
         std::thread::sleep(Duration::from_secs(2));
         // Restarted where it ran, as the host's init system would.
         let host = net.host(lost);
-        containers[lost - 1] = setup.start(
-            host,
-            &format!("container-{lost}-restarted"),
-            &host_args(host, "container", Some(lost)),
-        );
+        containers[lost - 1] =
+            setup.start_container(host, &format!("container-{lost}-restarted"), lost);
         eprintln!(
             "{:>5.1} s: container {lost} restarted",
             started.elapsed().as_secs_f64()
@@ -498,19 +448,7 @@ fn sequences_survive_a_cut_link_and_a_lost_container_tree() {
     }
     let faults_done = Instant::now();
 
-    if let Err(e) = wait_until(
-        "the spouts to log an ack for every message id",
-        Duration::from_secs(180),
-        || (Observed::read(&out).acked.len() == w.total()).then_some(()),
-        || {
-            let o = Observed::read(&out);
-            format!(
-                "{}; not acked: {}",
-                o.summary(w),
-                sample(&w.missing(&o.acked))
-            )
-        },
-    ) {
+    if let Err(e) = wait_all_logged(&out, w, false, Duration::from_secs(180)) {
         panic!("{e}\n{}", all(&containers, &[&master]));
     }
     let recovered = faults_done.elapsed();

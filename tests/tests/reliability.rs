@@ -25,7 +25,9 @@ use std::path::Path;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use egret_e2e::sequence::{Msg, Observed, Workload, duplicates, gaps_by_key, sample};
+use egret_e2e::sequence::{
+    Msg, Observed, Workload, duplicates, gaps_by_key, sample, wait_all_logged,
+};
 use egret_e2e::{
     Cluster, HarnessError, instance_processes, parent_pid, read_metrics, role_processes, wait_until,
 };
@@ -68,23 +70,7 @@ fn try_wait_all_acked(
     w: Workload,
     timeout: Duration,
 ) -> Result<Observed, HarnessError> {
-    let out = cluster.out_dir();
-    wait_until(
-        "the spouts to log an ack for every message id",
-        timeout,
-        || {
-            let o = Observed::read(&out);
-            (o.acked.len() == w.total()).then_some(o)
-        },
-        || {
-            let o = Observed::read(&out);
-            format!(
-                "{}; not acked: {}",
-                o.summary(w),
-                sample(&w.missing(&o.acked))
-            )
-        },
-    )
+    wait_all_logged(&cluster.out_dir(), w, false, timeout)
 }
 
 /// Waits until the sink's line count has not changed for `quiet` (late copies
@@ -565,19 +551,7 @@ fn at_most_once_under_faults_never_duplicates() {
     let (name, faults, started) = run_with_faults(&cluster, AT_MOST_ONCE, w);
     let out = cluster.out_dir();
     let mut problems = Vec::new();
-    let emitted_all = wait_until(
-        "the spouts to emit every message once",
-        Duration::from_secs(180),
-        || (Observed::read(&out).emitted.len() == w.total()).then_some(()),
-        || {
-            let o = Observed::read(&out);
-            format!(
-                "{}; not emitted: {}",
-                o.summary(w),
-                sample(&w.missing(&o.emitted))
-            )
-        },
-    );
+    let emitted_all = wait_all_logged(&out, w, true, Duration::from_secs(180));
     if let Err(e) = emitted_all {
         problems.push(e.to_string());
     }

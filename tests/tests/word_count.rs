@@ -8,33 +8,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
+use egret_e2e::word_count::expected_counts;
 use egret_e2e::{Cluster, QUIET_TIMEOUT, task_files, wait_until};
-
-/// Same list, same order as `WordCountTopology.SENTENCES`.
-const SENTENCES: [&str; 10] = [
-    "the cow jumped over the moon",
-    "an apple a day keeps the doctor away",
-    "four score and seven years ago",
-    "snow white and the seven dwarfs",
-    "i am at two with nature",
-    "the quick brown fox jumps over the lazy dog",
-    "to be or not to be",
-    "all that glitters is not gold",
-    "a stitch in time saves nine",
-    "the early bird catches the worm",
-];
-/// `WordCountTopology.TOTAL`.
-const TOTAL: usize = 200;
-
-fn expected_counts() -> BTreeMap<String, u64> {
-    let mut counts = BTreeMap::new();
-    for i in 0..TOTAL {
-        for word in SENTENCES[i % SENTENCES.len()].split(' ') {
-            *counts.entry(word.to_owned()).or_insert(0) += 1;
-        }
-    }
-    counts
-}
 
 /// Java's `Arrays.deepHashCode(new Object[]{word})` for an ASCII/BMP string,
 /// the key hash Storm's fields grouping uses.
