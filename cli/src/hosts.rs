@@ -127,52 +127,87 @@ async fn remove_topology(state: &Backend, name: &str) {
     );
 }
 
-/// `egret container --topology NAME --index N --credentials DIR --work-dir DIR`.
+/// `egret container --topology NAME --index N --credentials DIR --work-dir DIR`:
+/// fetches the topology, then supervises `egret container --topology-dir`
+/// (which runs the stream manager and the instances), restarting it where it
+/// ran when it dies, until the topology leaves the state manager (or a
+/// signal).
 pub async fn run_container(
     config: &Layered,
     args: &HostArgs,
     index: i32,
     executable: PathBuf,
 ) -> anyhow::Result<()> {
+    use egret_supervisor::{ChildSpec, RestartPolicy, Supervisor};
     let name = required(&args.topology, "a topology name")?;
     let credentials = required(&args.credentials, "--credentials DIR")?;
     let work = required(&args.work_dir, "--work-dir DIR")?;
-    let advertise = args.network.advertised()?;
+    args.network.advertised()?;
+    let signal = egret_supervisor::termination_signal().context("cannot wait for signals")?;
     let (state, resolved) = open_cluster_state(config).await?;
     let dir = egret_container::cluster::materialize(&state, name, credentials, work).await?;
-    let id = dir.read_topology()?.id;
-    let mut stream_manager_args = stream_manager_args(&resolved);
-    stream_manager_args.push("--bind".into());
-    stream_manager_args.push(args.network.bind.to_string().into());
-    if let Some(ip) = advertise {
-        stream_manager_args.push("--advertise".into());
-        stream_manager_args.push(ip.to_string().into());
-    }
-    let options = egret_container::ContainerOptions {
-        topology_dir: dir.path().to_owned(),
-        index,
-        executable,
-        stream_manager_args,
+    let topology = dir.read_topology()?;
+    let (servers, root) = match &resolved {
+        StateManagerConfig::ZooKeeper { servers, root } => {
+            (Some(servers.as_str()), Some(root.as_str()))
+        }
+        StateManagerConfig::Local { .. } => (None, None),
     };
-    egret_container::run_until(
-        options,
-        egret_container::cluster::until_removed(&state, name, &id),
-    )
-    .await?;
+    let mut container_args: Vec<OsString> = vec![
+        "container".into(),
+        "--topology-dir".into(),
+        dir.path().as_os_str().to_owned(),
+        "--index".into(),
+        index.to_string().into(),
+    ];
+    container_args.extend(stream_manager_args(servers, root, &args.network));
+    let child = format!("container-{index}");
+    let mut supervisor = Supervisor::new(RestartPolicy::default());
+    supervisor.spawn(ChildSpec {
+        log_file: dir.log_file(&child),
+        name: child,
+        program: executable,
+        args: container_args,
+        env: Vec::new(),
+        cwd: Some(dir.path().to_owned()),
+        final_exit_code: None,
+    });
+    tracing::info!(topology = %topology.id, container = index, "Container started (restarted here when it dies).");
+    let why = tokio::select! {
+        which = signal => format!("signal {which}"),
+        reason = egret_container::cluster::until_removed(&state, name, &topology.id) => reason,
+    };
+    tracing::info!(container = index, reason = %why, "Stopping the container.");
+    for summary in supervisor.stop().await {
+        tracing::info!(child = %summary.name, restarts = summary.restarts, "Child stopped.");
+    }
     Ok(())
 }
 
-/// `egret stmgr`'s flags naming the state manager its master is registered in.
-fn stream_manager_args(state: &StateManagerConfig) -> Vec<OsString> {
-    match state {
-        StateManagerConfig::Local { .. } => Vec::new(),
-        StateManagerConfig::ZooKeeper { servers, root } => vec![
-            "--zookeeper".into(),
-            servers.into(),
-            "--zookeeper-root".into(),
-            root.into(),
-        ],
+/// The flags of `egret container --topology-dir` (and `egret stmgr`) naming
+/// where the master is registered and the addresses the stream manager binds
+/// and advertises.
+pub fn stream_manager_args(
+    zookeeper: Option<&str>,
+    root: Option<&str>,
+    network: &NetworkArgs,
+) -> Vec<OsString> {
+    let mut args: Vec<OsString> = Vec::new();
+    if let Some(servers) = zookeeper {
+        args.push("--zookeeper".into());
+        args.push(servers.into());
+        if let Some(root) = root {
+            args.push("--zookeeper-root".into());
+            args.push(root.into());
+        }
     }
+    args.push("--bind".into());
+    args.push(network.bind.to_string().into());
+    if let Some(ip) = network.advertise {
+        args.push("--advertise".into());
+        args.push(ip.to_string().into());
+    }
+    args
 }
 
 /// The state manager `egret stmgr` is told about: ZooKeeper when given,

@@ -148,6 +148,12 @@ struct ContainerArgs {
     topology_dir: Option<PathBuf>,
     #[arg(long, value_name = "N")]
     index: i32,
+    /// With --topology-dir: the ZooKeeper servers its stream manager finds
+    /// the master in (set by a host's `egret container --topology`).
+    #[arg(long, value_name = "HOST:PORT,..", requires = "topology_dir")]
+    zookeeper: Option<String>,
+    #[arg(long, value_name = "PATH", requires = "zookeeper")]
+    zookeeper_root: Option<String>,
     #[command(flatten)]
     host: hosts::HostArgs,
 }
@@ -286,7 +292,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     topology_dir,
                     index: role.index,
                     executable: executable()?,
-                    stream_manager_args: Vec::new(),
+                    stream_manager_args: hosts::stream_manager_args(
+                        role.zookeeper.as_deref(),
+                        role.zookeeper_root.as_deref(),
+                        &role.host.network,
+                    ),
                 };
                 current_thread_runtime()?
                     .block_on(egret_container::run(options))

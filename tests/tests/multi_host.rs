@@ -326,6 +326,11 @@ fn word_count_runs_across_hosts_and_survives_the_master() {
     );
 }
 
+/// How long a host's link stays cut: longer than the message timeout (5 s)
+/// and than the master's heartbeat timeout (15 s), so that the master reports
+/// the host's container lost.
+const CUT: Duration = Duration::from_secs(17);
+
 /// Default seed of the fault schedule (override with `EGRET_FAULT_SEED`).
 const DEFAULT_SEED: u64 = 0x5eed_0012;
 
@@ -373,7 +378,7 @@ fn sequences_survive_a_cut_link_and_a_lost_container_tree() {
         ],
     );
     let master = setup.start_master(net.host(4), "tmaster");
-    let mut containers: Vec<Role> = (1..=3)
+    let containers: Vec<Role> = (1..=3)
         .map(|i| {
             let host = net.host(i);
             setup.start_container(host, &format!("container-{i}"), i)
@@ -395,56 +400,76 @@ fn sequences_survive_a_cut_link_and_a_lost_container_tree() {
     let lost = 1 + usize::try_from(next(&mut rng) % 3).unwrap();
     let cut_first = next(&mut rng).is_multiple_of(2);
     eprintln!(
-        "fault schedule (EGRET_FAULT_SEED={seed}): cut host {cut}'s link for 8 s, kill -9 container {lost}'s process tree; {} first",
+        "fault schedule (EGRET_FAULT_SEED={seed}): cut host {cut}'s link for {} s, kill -9 container {lost}'s process tree; {} first",
+        CUT.as_secs(),
         if cut_first { "the cut" } else { "the kill" }
     );
     let started = Instant::now();
-    let cut_link = |containers: &[Role]| {
+    let cut_link = || {
         let host = net.host(cut);
         host.link_down().unwrap();
         eprintln!(
             "{:>5.1} s: link of host {cut} down",
             started.elapsed().as_secs_f64()
         );
-        std::thread::sleep(Duration::from_secs(8));
+        std::thread::sleep(CUT);
         host.link_up().unwrap();
         eprintln!(
             "{:>5.1} s: link of host {cut} up",
             started.elapsed().as_secs_f64()
         );
-        let _ = containers;
     };
-    let kill_tree = |containers: &mut Vec<Role>| {
-        let role = &mut containers[lost - 1];
-        // The container's children die with it (parent-death signal).
+    // The container process of host `lost` (its host's `egret container
+    // --topology` supervises it), with its stream manager and instances.
+    let tree_of = |lost: usize| {
+        let needle = format!("{}/work-{lost}/topologies/", cluster.home().display());
+        egret_e2e::processes_mentioning(&needle)
+            .into_iter()
+            .filter(|(_, line)| line.contains(" container ") && line.contains("--topology-dir"))
+            .map(|(pid, _)| pid)
+            .collect::<Vec<_>>()
+    };
+    let kill_tree = || {
+        let before = tree_of(lost);
+        assert_eq!(
+            before.len(),
+            1,
+            "one container process on host {lost}: {before:?}"
+        );
+        // Its children die with it (parent-death signal).
         nix::sys::signal::kill(
-            nix::unistd::Pid::from_raw(i32::try_from(role.child.id()).unwrap()),
+            nix::unistd::Pid::from_raw(before[0]),
             nix::sys::signal::Signal::SIGKILL,
         )
         .unwrap();
-        let _ = role.child.wait();
         eprintln!(
             "{:>5.1} s: container {lost} killed with its tree",
             started.elapsed().as_secs_f64()
         );
-        std::thread::sleep(Duration::from_secs(2));
-        // Restarted where it ran, as the host's init system would.
-        let host = net.host(lost);
-        containers[lost - 1] =
-            setup.start_container(host, &format!("container-{lost}-restarted"), lost);
+        // Restarted where it ran, by its host's `egret container`.
+        wait_until(
+            "the container to be restarted on its host",
+            Duration::from_secs(30),
+            || {
+                let now = tree_of(lost);
+                (now.len() == 1 && now[0] != before[0]).then_some(())
+            },
+            || format!("{:?}", tree_of(lost)),
+        )
+        .unwrap();
         eprintln!(
-            "{:>5.1} s: container {lost} restarted",
+            "{:>5.1} s: container {lost} restarted on host {lost}",
             started.elapsed().as_secs_f64()
         );
     };
     if cut_first {
-        cut_link(&containers);
+        cut_link();
         std::thread::sleep(Duration::from_secs(3));
-        kill_tree(&mut containers);
+        kill_tree();
     } else {
-        kill_tree(&mut containers);
+        kill_tree();
         std::thread::sleep(Duration::from_secs(3));
-        cut_link(&containers);
+        cut_link();
     }
     let faults_done = Instant::now();
 
@@ -479,6 +504,17 @@ fn sequences_survive_a_cut_link_and_a_lost_container_tree() {
     assert!(
         o.sink.keys().all(|(k, s)| *k < w.keys && *s < w.seqs),
         "the sink saw (key, seq) outside the workload"
+    );
+    // The master reported the cut host's container lost, naming it.
+    let lost_line = "Stream manager lost: no heartbeat";
+    let named = master
+        .log()
+        .lines()
+        .any(|l| l.contains(lost_line) && l.contains(&format!("stmgr-{cut}")));
+    assert!(
+        named,
+        "the master did not report stmgr-{cut} lost:\n{}",
+        egret_e2e::tail(&master.log(), 30)
     );
     drop(master);
 }
