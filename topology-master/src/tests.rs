@@ -529,7 +529,7 @@ async fn client_without_a_master_says_so() {
 #[tokio::test]
 async fn a_restarted_master_keeps_the_state_and_waits_for_every_stream_manager() {
     let fixture = fixture();
-    let addr = start(&fixture).await;
+    let (addr, serving) = start_serving(&fixture).await;
     let mut one = register(addr, &fixture.keys, 1, 1001).await;
     let mut two = register(addr, &fixture.keys, 2, 2002).await;
     let first = next_plan(&mut one).await;
@@ -538,7 +538,10 @@ async fn a_restarted_master_keeps_the_state_and_waits_for_every_stream_manager()
     assert!(response.ok, "{}", response.error);
     next_plan(&mut one).await;
 
-    // A new master (the old one's process died): new address, state from physical.pb.
+    // A new master (the old one's process died, its registration with it):
+    // new address, state from physical.pb.
+    serving.abort();
+    let _ = serving.await;
     let restarted = start(&fixture).await;
     assert_ne!(restarted, addr);
     let mut one = register(restarted, &fixture.keys, 1, 1001).await;
@@ -798,4 +801,41 @@ async fn a_detached_kill_answers_at_once_then_kills_and_the_master_exits() {
             "its connections are closed"
         );
     }
+}
+
+/// Two masters for one topology: the second stands by (its bind does not
+/// return, it serves nothing) while the first holds the registration, and
+/// takes over once the first is gone.
+#[tokio::test]
+async fn a_second_master_stands_by_until_the_first_is_gone() {
+    let fixture = fixture();
+    let (addr, serving) = start_serving(&fixture).await;
+    let dir = fixture.dir.clone();
+    let second = tokio::spawn(async move { TopologyMaster::bind(dir).await });
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(
+        !second.is_finished(),
+        "the second master registered while the first lives"
+    );
+    let (state, name) = egret_state_manager::Backend::for_topology_dir(&fixture.dir).unwrap();
+    assert_eq!(
+        egret_state_manager::StateManager::master_location(&state, &name)
+            .await
+            .unwrap(),
+        Some(addr),
+        "the registration still names the first"
+    );
+    serving.abort();
+    let _ = serving.await;
+    let second = tokio::time::timeout(WAIT, second)
+        .await
+        .expect("the second master takes over")
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        egret_state_manager::StateManager::master_location(&state, &name)
+            .await
+            .unwrap(),
+        Some(second.local_addr().unwrap())
+    );
 }
