@@ -4,8 +4,12 @@
 //! (`egret tmaster|container --topology NAME ...`, given only the state
 //! manager's address and the topology's credentials). WordCountTopology's
 //! counts are exact; after kill -9 of the serving master the standby takes
-//! over through ZooKeeper and the stream managers follow it; `egret list` and
-//! `egret kill` reach the topology through the state manager. Needs root.
+//! over through ZooKeeper and the stream managers follow it; `egret list`,
+//! `egret stats` and `egret kill` reach the topology through the state
+//! manager. Then SequenceTopology with acking under three faults in a seeded
+//! order (the serving master killed, a container's process tree killed, a
+//! host's link cut past the message and heartbeat timeouts): every message
+//! acked, no gap at the sink. Needs root.
 
 #![allow(
     clippy::expect_used,
@@ -351,7 +355,7 @@ fn next(state: &mut u64) -> u64 {
 }
 
 #[test]
-fn sequences_survive_a_cut_link_and_a_lost_container_tree() {
+fn sequences_survive_a_cut_link_a_lost_container_tree_and_a_lost_master() {
     use egret_e2e::sequence::{Observed, Workload, duplicates, gaps_by_key, wait_all_logged};
 
     let cluster = Cluster::new("multihost-faults").expect("cluster");
@@ -377,7 +381,20 @@ fn sequences_survive_a_cut_link_and_a_lost_container_tree() {
             "workers=3",
         ],
     );
-    let master = setup.start_master(net.host(4), "tmaster");
+    let mut master = setup.start_master(net.host(4), "tmaster-a");
+    wait_until(
+        "the first master to serve",
+        Duration::from_secs(30),
+        || {
+            master
+                .log()
+                .contains("Topology master listening")
+                .then_some(())
+        },
+        || master.log(),
+    )
+    .unwrap();
+    let standby = setup.start_master(net.host(3), "tmaster-b");
     let containers: Vec<Role> = (1..=3)
         .map(|i| {
             let host = net.host(i);
@@ -392,17 +409,21 @@ fn sequences_survive_a_cut_link_and_a_lost_container_tree() {
         || (Observed::read(&out).acked.len() >= 100).then_some(()),
         || Observed::read(&out).summary(w),
     )
-    .unwrap_or_else(|e| panic!("{e}\n{}", all(&containers, &[&master])));
+    .unwrap_or_else(|e| panic!("{e}\n{}", all(&containers, &[&master, &standby])));
 
     let seed = seed();
     let mut rng = seed;
     let cut = 1 + usize::try_from(next(&mut rng) % 3).unwrap();
     let lost = 1 + usize::try_from(next(&mut rng) % 3).unwrap();
-    let cut_first = next(&mut rng).is_multiple_of(2);
+    // The three faults in an order drawn from the seed (Fisher-Yates).
+    let mut order = ["cut", "tree", "master"];
+    for i in (1..order.len()).rev() {
+        let j = usize::try_from(next(&mut rng) % (i as u64 + 1)).unwrap();
+        order.swap(i, j);
+    }
     eprintln!(
-        "fault schedule (EGRET_FAULT_SEED={seed}): cut host {cut}'s link for {} s, kill -9 container {lost}'s process tree; {} first",
-        CUT.as_secs(),
-        if cut_first { "the cut" } else { "the kill" }
+        "fault schedule (EGRET_FAULT_SEED={seed}): {order:?}: cut host {cut}'s link for {} s, kill -9 container {lost}'s process tree, kill -9 the serving master",
+        CUT.as_secs()
     );
     let started = Instant::now();
     let cut_link = || {
@@ -462,19 +483,49 @@ fn sequences_survive_a_cut_link_and_a_lost_container_tree() {
             started.elapsed().as_secs_f64()
         );
     };
-    if cut_first {
-        cut_link();
-        std::thread::sleep(Duration::from_secs(3));
-        kill_tree();
-    } else {
-        kill_tree();
-        std::thread::sleep(Duration::from_secs(3));
-        cut_link();
+    let mut kill_master = || {
+        nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(i32::try_from(master.child.id()).unwrap()),
+            nix::sys::signal::Signal::SIGKILL,
+        )
+        .unwrap();
+        let _ = master.child.wait();
+        let killed = Instant::now();
+        eprintln!(
+            "{:>5.1} s: serving master killed",
+            started.elapsed().as_secs_f64()
+        );
+        wait_until(
+            "the standby master to take over",
+            Duration::from_secs(60),
+            || {
+                let log = standby.log();
+                (log.contains("taking over") && log.contains("Physical plan published"))
+                    .then_some(())
+            },
+            || egret_e2e::tail(&standby.log(), 20),
+        )
+        .unwrap();
+        eprintln!(
+            "{:>5.1} s: the standby published the plan {:.1} s after the kill",
+            started.elapsed().as_secs_f64(),
+            killed.elapsed().as_secs_f64()
+        );
+    };
+    for (i, fault) in order.iter().enumerate() {
+        if i > 0 {
+            std::thread::sleep(Duration::from_secs(3));
+        }
+        match *fault {
+            "cut" => cut_link(),
+            "tree" => kill_tree(),
+            _ => kill_master(),
+        }
     }
     let faults_done = Instant::now();
 
     if let Err(e) = wait_all_logged(&out, w, false, Duration::from_secs(180)) {
-        panic!("{e}\n{}", all(&containers, &[&master]));
+        panic!("{e}\n{}", all(&containers, &[&master, &standby]));
     }
     let recovered = faults_done.elapsed();
     // Let late copies land before counting.
@@ -505,18 +556,18 @@ fn sequences_survive_a_cut_link_and_a_lost_container_tree() {
         o.sink.keys().all(|(k, s)| *k < w.keys && *s < w.seqs),
         "the sink saw (key, seq) outside the workload"
     );
-    // The master reported the cut host's container lost, naming it.
+    // The master serving during the cut reported the host's container lost,
+    // naming it.
     let lost_line = "Stream manager lost: no heartbeat";
-    let named = master
-        .log()
+    let logs = format!("{}\n{}", master.log(), standby.log());
+    let named = logs
         .lines()
         .any(|l| l.contains(lost_line) && l.contains(&format!("stmgr-{cut}")));
     assert!(
         named,
-        "the master did not report stmgr-{cut} lost:\n{}",
-        egret_e2e::tail(&master.log(), 30)
+        "no master reported stmgr-{cut} lost:\n{}",
+        egret_e2e::tail(&logs, 40)
     );
-    drop(master);
 }
 
 /// The live master's address, from ZooKeeper.
