@@ -125,7 +125,7 @@ class LocalNimbusTest {
         serveAs("topology");
     }
 
-    /** A fake master serving TLS with fixture {@code credentials}, its address in {@code tmaster.addr}. */
+    /** A fake master serving TLS with fixture {@code credentials}, its address in {@code tmaster.lock}. */
     private void serveAs(String credentials) throws IOException {
         SSLServerSocket server = TestTls.listen(local.resolve("scratch"), credentials);
         this.server = server;
