@@ -83,7 +83,7 @@ public final class TopologyCapture {
             }
         }
         if (spoutIds.isEmpty()) {
-            throw new InvalidTopologyException("Topology '" + name + "' has no spouts");
+            throw new InvalidTopologyException("Topology '" + name + "' does not have any spout");
         }
         for (String id : commons.keySet()) {
             if (id == null || id.isEmpty()) {
