@@ -353,6 +353,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     anyhow::Ok(())
                 })
                 .with_context(|| format!("stream manager {index} failed"))?;
+            // It returns only once its topology was killed: its container
+            // must not restart it.
+            return Ok(ExitCode::from(egret_proto::EXIT_TOPOLOGY_KILLED));
         }
     }
     Ok(ExitCode::SUCCESS)

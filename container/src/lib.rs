@@ -210,7 +210,9 @@ pub fn stream_manager_spec(
         args,
         env: Vec::new(),
         cwd: Some(dir.path().to_owned()),
-        final_exit_code: None,
+        // A stream manager that saw its topology KILLED exits with this code:
+        // it is not restarted (the topology is ending).
+        final_exit_code: Some(i32::from(egret_proto::EXIT_TOPOLOGY_KILLED)),
     }
 }
 
