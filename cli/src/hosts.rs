@@ -61,16 +61,22 @@ pub struct HostArgs {
 /// The cluster's state manager, as the config names it; the local one is
 /// refused (a host of a cluster shares its state with the others).
 pub async fn open_cluster_state(config: &Layered) -> anyhow::Result<(Backend, StateManagerConfig)> {
-    let resolved = StateManagerConfig::resolve(&config.merged)?;
-    if let StateManagerConfig::Local { .. } = resolved {
-        anyhow::bail!(
+    shared_state(config).await?.with_context(|| {
+        format!(
             "a host of a multi-host cluster needs a shared state manager: set {}=zookeeper and {}",
             egret_config::state::STATE_MANAGER,
             egret_config::state::ZOOKEEPER_SERVERS
-        );
+        )
+    })
+}
+
+/// The shared state manager the config names, opened, with its resolved
+/// config; `None` for the local one.
+async fn shared_state(config: &Layered) -> anyhow::Result<Option<(Backend, StateManagerConfig)>> {
+    match StateManagerConfig::resolve(&config.merged)? {
+        StateManagerConfig::Local { .. } => Ok(None),
+        other => Ok(Some((Backend::open(&other).await?, other))),
     }
-    let state = Backend::open(&resolved).await?;
-    Ok((state, resolved))
 }
 
 fn required<'a, T>(value: &'a Option<T>, flag: &str) -> anyhow::Result<&'a T> {
@@ -247,10 +253,7 @@ pub const CREDENTIALS_DIR: &str = "egret.credentials.dir";
 /// `<egret.credentials.dir>/<name>/`. `None` when the config names the local
 /// state manager (the local cluster answers then).
 pub async fn cluster_of(config: &Layered) -> anyhow::Result<Option<Backend>> {
-    match StateManagerConfig::resolve(&config.merged)? {
-        StateManagerConfig::Local { .. } => Ok(None),
-        other => Ok(Some(Backend::open(&other).await?)),
-    }
+    Ok(shared_state(config).await?.map(|(state, _)| state))
 }
 
 pub(crate) async fn ask(
