@@ -14,7 +14,7 @@ use clap::Args;
 use egret_config::Layered;
 use egret_config::state::StateManagerConfig;
 use egret_state_manager::{Backend, StateManager};
-use egret_transport::TopologyCredentials;
+use egret_transport::{Host, TopologyCredentials};
 
 /// Where a host's process listens and what it tells its peers.
 #[derive(Debug, Clone, Args)]
@@ -22,21 +22,25 @@ pub struct NetworkArgs {
     /// The IP this process's TCP listener binds.
     #[arg(long, value_name = "IP", default_value = "127.0.0.1")]
     pub bind: IpAddr,
-    /// The IP registered for peers to dial (the bound IP when absent; give
+    /// The host registered for peers to dial: an IP or a DNS name that
+    /// resolves to this host on every peer (the bound IP when absent; give
     /// one when binding 0.0.0.0).
-    #[arg(long, value_name = "IP")]
-    pub advertise: Option<IpAddr>,
+    #[arg(long, value_name = "HOST")]
+    pub advertise: Option<Host>,
 }
 
 impl NetworkArgs {
-    fn advertised(&self) -> anyhow::Result<Option<IpAddr>> {
-        if self.advertise.is_none() && self.bind.is_unspecified() {
-            anyhow::bail!(
-                "--bind {} needs --advertise IP: peers cannot dial an unspecified address",
+    fn advertised(&self) -> anyhow::Result<Option<Host>> {
+        match &self.advertise {
+            None if self.bind.is_unspecified() => anyhow::bail!(
+                "--bind {} needs --advertise HOST: peers cannot dial an unspecified address",
                 self.bind
-            );
+            ),
+            Some(host) if host.is_unspecified() => anyhow::bail!(
+                "--advertise {host} is an unspecified address, which peers cannot dial"
+            ),
+            advertise => Ok(advertise.clone()),
         }
-        Ok(self.advertise)
     }
 }
 
@@ -209,9 +213,9 @@ pub fn stream_manager_args(
     }
     args.push("--bind".into());
     args.push(network.bind.to_string().into());
-    if let Some(ip) = network.advertise {
+    if let Some(host) = &network.advertise {
         args.push("--advertise".into());
-        args.push(ip.to_string().into());
+        args.push(host.to_string().into());
     }
     args
 }
@@ -274,7 +278,7 @@ pub(crate) async fn ask(
         )
     })?;
     let response = egret_topology_master::client::request_to(
-        addr,
+        &addr,
         &credentials,
         egret_proto::v1::ClientRequest {
             request: Some(request),

@@ -259,7 +259,13 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Metrics { name } => {
             let cfg = manage::load_config(config.config.as_deref(), &config.conf)?;
             let cluster = manage::cluster(&cfg)?;
-            println!("{}", metrics::render(&cluster, &name)?);
+            let shown = current_thread_runtime()?.block_on(async {
+                match hosts::cluster_of(&cfg).await? {
+                    Some(state) => metrics::render_cluster(&state, &cfg, &name).await,
+                    None => metrics::render(&cluster, &name),
+                }
+            })?;
+            println!("{shown}");
         }
         Command::Stats { name, window } => {
             let cfg = manage::load_config(config.config.as_deref(), &config.conf)?;

@@ -1,8 +1,12 @@
-//! `egret metrics NAME`: the topology's local metrics snapshots
-//! (`DIR/metrics/*.json`, contracts.md "Metrics snapshots (local)") as one table.
+//! `egret metrics NAME`: the latest metrics of every process of a topology as
+//! one table. On the local cluster, from its snapshots (`DIR/metrics/*.json`,
+//! contracts.md "Metrics snapshots (local)"); on a cluster, from its topology
+//! master, which keeps what each container's stream manager reports.
 
 use anyhow::Context as _;
-use egret_state_manager::LocalCluster;
+use egret_metrics::Snapshot;
+use egret_proto::v1::{Empty, client_request::Request};
+use egret_state_manager::{Backend, LocalCluster};
 
 use crate::manage::render_table;
 
@@ -20,6 +24,34 @@ pub fn render(cluster: &LocalCluster, name: &str) -> anyhow::Result<String> {
     let dir = cluster.topology(name)?;
     let snapshots = egret_metrics::read_snapshots(dir.path())
         .with_context(|| format!("cannot read the metrics of topology '{name}'"))?;
+    Ok(table(name, snapshots))
+}
+
+/// How long `egret metrics` waits for a cluster's topology master.
+const METRICS_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// The same table for topology `name` of the cluster whose state manager is
+/// `state`, as its topology master has the metrics.
+pub async fn render_cluster(
+    state: &Backend,
+    config: &egret_config::Layered,
+    name: &str,
+) -> anyhow::Result<String> {
+    let response = crate::hosts::ask(
+        state,
+        config,
+        name,
+        Request::Metrics(Empty {}),
+        METRICS_TIMEOUT,
+    )
+    .await?;
+    Ok(table(
+        name,
+        response.metrics.into_iter().map(Snapshot::from).collect(),
+    ))
+}
+
+fn table(name: &str, snapshots: Vec<Snapshot>) -> String {
     let mut rows: Vec<(String, String, String, i32, f64)> = snapshots
         .into_iter()
         .flat_map(|s| {
@@ -30,7 +62,7 @@ pub fn render(cluster: &LocalCluster, name: &str) -> anyhow::Result<String> {
         })
         .collect();
     if rows.is_empty() {
-        return Ok(format!("Topology '{name}' has written no metrics yet."));
+        return format!("Topology '{name}' has written no metrics yet.");
     }
     rows.sort_by(|a, b| {
         (&a.0, &a.1, &a.2, a.3)
@@ -49,10 +81,7 @@ pub fn render(cluster: &LocalCluster, name: &str) -> anyhow::Result<String> {
             ]
         })
         .collect();
-    Ok(render_table(
-        &["PROCESS", "NAME", "COMPONENT", "TASK", "VALUE"],
-        &rows,
-    ))
+    render_table(&["PROCESS", "NAME", "COMPONENT", "TASK", "VALUE"], &rows)
 }
 
 #[cfg(test)]

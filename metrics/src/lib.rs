@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use egret_proto::v1::{MetricValue, ProcessMetrics};
 use serde::{Deserialize, Serialize, Serializer};
 
 /// The shortest time between two snapshot writes of one process.
@@ -171,6 +172,77 @@ pub struct Snapshot {
     pub metrics: Vec<Metric>,
 }
 
+impl Snapshot {
+    /// `registry`'s metrics now, as `process`'s snapshot, with the
+    /// registry's version they are of.
+    pub fn take(process: &str, registry: &Registry) -> (u64, Snapshot) {
+        let (version, metrics) = registry.metrics();
+        let updated_ms = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+            .unwrap_or(0);
+        let snapshot = Snapshot {
+            process: process.to_owned(),
+            updated_ms,
+            metrics,
+        };
+        (version, snapshot)
+    }
+
+    /// The snapshot of `process` in the topology dir, if it has written one.
+    pub fn read(topology_dir: &Path, process: &str) -> Result<Option<Snapshot>, MetricsError> {
+        let path = snapshot_path(topology_dir, process);
+        let text = match std::fs::read(&path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(io_error("read", &path)(e)),
+        };
+        serde_json::from_slice(&text)
+            .map(Some)
+            .map_err(|source| MetricsError::Format { path, source })
+    }
+}
+
+/// On the wire (a stream manager's `MetricsReport`, the master's answer to
+/// `egret metrics`), a snapshot is a `ProcessMetrics`.
+impl From<Snapshot> for ProcessMetrics {
+    fn from(snapshot: Snapshot) -> Self {
+        ProcessMetrics {
+            process: snapshot.process,
+            updated_ms: snapshot.updated_ms,
+            metrics: snapshot
+                .metrics
+                .into_iter()
+                .map(|m| MetricValue {
+                    name: m.name,
+                    component: m.component,
+                    task: m.task,
+                    value: m.value,
+                })
+                .collect(),
+        }
+    }
+}
+
+impl From<ProcessMetrics> for Snapshot {
+    fn from(process: ProcessMetrics) -> Self {
+        Snapshot {
+            process: process.process,
+            updated_ms: process.updated_ms,
+            metrics: process
+                .metrics
+                .into_iter()
+                .map(|m| Metric {
+                    name: m.name,
+                    component: m.component,
+                    task: m.task,
+                    value: m.value,
+                })
+                .collect(),
+        }
+    }
+}
+
 /// The snapshot file of `process` in the topology dir `topology_dir`.
 pub fn snapshot_path(topology_dir: &Path, process: &str) -> PathBuf {
     topology_dir
@@ -230,16 +302,7 @@ impl SnapshotWriter {
 
     /// Writes now, whatever the throttle says (at shutdown).
     pub fn write_now(&mut self, registry: &Registry, now: Instant) -> Result<(), MetricsError> {
-        let (version, metrics) = registry.metrics();
-        let updated_ms = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-            .unwrap_or(0);
-        let snapshot = Snapshot {
-            process: self.process.clone(),
-            updated_ms,
-            metrics,
-        };
+        let (version, snapshot) = Snapshot::take(&self.process, registry);
         write_atomically(&self.path, &snapshot)?;
         self.last_write = Some(now);
         self.written_version = Some(version);
@@ -395,5 +458,29 @@ mod tests {
         std::fs::write(tmp.path().join("metrics/bad.json"), b"nope").unwrap();
         let err = read_snapshots(tmp.path()).unwrap_err();
         assert!(err.to_string().contains("bad.json"), "{err}");
+    }
+
+    #[test]
+    fn a_snapshot_is_read_back_and_crosses_the_wire_unchanged() {
+        let tmp = tempfile::tempdir().unwrap();
+        assert_eq!(Snapshot::read(tmp.path(), "stmgr-1").unwrap(), None);
+        let registry = Registry::new();
+        registry.set(MetricKey::new("__ack-count", "spout", 3), 12.0);
+        registry.set(MetricKey::new("egret.ledger.pending", "__ledger", 0), 0.5);
+        SnapshotWriter::new(tmp.path(), "stmgr-1")
+            .write_now(&registry, Instant::now())
+            .unwrap();
+        let read = Snapshot::read(tmp.path(), "stmgr-1").unwrap().unwrap();
+        let (_, taken) = Snapshot::take("stmgr-1", &registry);
+        assert_eq!(read.metrics, taken.metrics);
+        let wire = ProcessMetrics::from(read.clone());
+        assert_eq!(wire.process, "stmgr-1");
+        assert_eq!(wire.metrics.len(), 2);
+        assert_eq!(Snapshot::from(wire), read);
+        std::fs::write(snapshot_path(tmp.path(), "broken"), b"{").unwrap();
+        let err = Snapshot::read(tmp.path(), "broken")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("broken.json"), "{err}");
     }
 }

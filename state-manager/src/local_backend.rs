@@ -16,9 +16,9 @@
 //! - the watch polls (every [`LocalStateManager::poll_interval`]);
 //! - the file system calls are blocking; they are small and local.
 
+use egret_transport::Endpoint;
 use std::fs::{self, File, OpenOptions, TryLockError};
 use std::io::{Read, Seek, Write};
-use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -121,7 +121,7 @@ fn io(
     }
 }
 
-fn read_location(file: &mut File, path: &Path) -> Result<Option<SocketAddr>, StateManagerError> {
+fn read_location(file: &mut File, path: &Path) -> Result<Option<Endpoint>, StateManagerError> {
     let mut text = String::new();
     file.rewind().map_err(io("read", path))?;
     file.read_to_string(&mut text).map_err(io("read", path))?;
@@ -130,17 +130,17 @@ fn read_location(file: &mut File, path: &Path) -> Result<Option<SocketAddr>, Sta
         // Locked by a master that has not written its location yet.
         return Ok(None);
     }
-    text.parse()
-        .map(Some)
-        .map_err(|e: std::net::AddrParseError| StateManagerError::Corrupt {
+    text.parse().map(Some).map_err(
+        |e: egret_transport::EndpointError| StateManagerError::Corrupt {
             location: path.display().to_string(),
             what: "topology master location",
             detail: e.to_string(),
-        })
+        },
+    )
 }
 
 /// The live master's location in the lock file at `path`.
-fn live_location(path: &Path) -> Result<Option<SocketAddr>, StateManagerError> {
+fn live_location(path: &Path) -> Result<Option<Endpoint>, StateManagerError> {
     let mut file = match File::open(path) {
         Ok(file) => file,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -228,7 +228,7 @@ impl StateManager for LocalStateManager {
     async fn register_master(
         &self,
         name: &str,
-        location: SocketAddr,
+        location: Endpoint,
     ) -> Result<MasterRegistration, StateManagerError> {
         let dir = self.dir_for_write(name)?;
         let path = dir.path().join(LOCK_FILE);
@@ -276,7 +276,7 @@ impl StateManager for LocalStateManager {
         ))
     }
 
-    async fn master_location(&self, name: &str) -> Result<Option<SocketAddr>, StateManagerError> {
+    async fn master_location(&self, name: &str) -> Result<Option<Endpoint>, StateManagerError> {
         live_location(&self.dir(name)?.path().join(LOCK_FILE))
     }
 

@@ -14,8 +14,8 @@
 //!   ZooKeeper: the session closes or expires);
 //! - plans are persistent: they outlive every process until deleted.
 
+use egret_transport::Endpoint;
 use std::future::Future;
-use std::net::SocketAddr;
 use std::time::Duration;
 
 use egret_config::settings::{SettingsError, validate_topology_name};
@@ -153,13 +153,13 @@ pub trait StateManager: Send + Sync {
     fn register_master(
         &self,
         name: &str,
-        location: SocketAddr,
+        location: Endpoint,
     ) -> impl Future<Output = Result<MasterRegistration, StateManagerError>> + Send;
     /// The location of the live topology master of `name`, if any.
     fn master_location(
         &self,
         name: &str,
-    ) -> impl Future<Output = Result<Option<SocketAddr>, StateManagerError>> + Send;
+    ) -> impl Future<Output = Result<Option<Endpoint>, StateManagerError>> + Send;
     /// Follows the master's location: the watch starts with the current one
     /// and yields every change (a new master, or none).
     fn watch_master(
@@ -178,7 +178,7 @@ pub(crate) fn checked(name: &str) -> Result<&str, StateManagerError> {
 #[derive(Debug)]
 pub struct MasterRegistration {
     topology: String,
-    location: SocketAddr,
+    location: Endpoint,
     inner: Registration,
 }
 
@@ -189,7 +189,7 @@ pub(crate) enum Registration {
 }
 
 impl MasterRegistration {
-    pub(crate) fn new(topology: &str, location: SocketAddr, inner: Registration) -> Self {
+    pub(crate) fn new(topology: &str, location: Endpoint, inner: Registration) -> Self {
         Self {
             topology: topology.to_owned(),
             location,
@@ -201,8 +201,8 @@ impl MasterRegistration {
         &self.topology
     }
 
-    pub fn location(&self) -> SocketAddr {
-        self.location
+    pub fn location(&self) -> &Endpoint {
+        &self.location
     }
 
     /// Resolves when this registration can no longer be trusted: its
@@ -230,7 +230,7 @@ impl MasterRegistration {
 /// What a [`MasterWatch`] has seen last.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Seen {
-    Location(Option<SocketAddr>),
+    Location(Option<Endpoint>),
     /// The watch stopped (the session ended, or the location was unreadable).
     Stopped(String),
 }
@@ -254,13 +254,13 @@ impl MasterWatch {
     }
 
     /// The location seen last.
-    pub fn current(&self) -> Result<Option<SocketAddr>, StateManagerError> {
+    pub fn current(&self) -> Result<Option<Endpoint>, StateManagerError> {
         let seen = self.rx.borrow().clone();
         self.interpret(seen)
     }
 
     /// Waits for the next change of the location and returns it.
-    pub async fn changed(&mut self) -> Result<Option<SocketAddr>, StateManagerError> {
+    pub async fn changed(&mut self) -> Result<Option<Endpoint>, StateManagerError> {
         if self.rx.changed().await.is_err() {
             // The task ended; what it saw last says why.
             let seen = self.rx.borrow().clone();
@@ -273,7 +273,7 @@ impl MasterWatch {
         self.interpret(seen)
     }
 
-    fn interpret(&self, seen: Seen) -> Result<Option<SocketAddr>, StateManagerError> {
+    fn interpret(&self, seen: Seen) -> Result<Option<Endpoint>, StateManagerError> {
         match seen {
             Seen::Location(location) => Ok(location),
             Seen::Stopped(detail) => Err(self.stopped(detail)),
@@ -385,11 +385,11 @@ impl StateManager for Backend {
     async fn register_master(
         &self,
         name: &str,
-        location: SocketAddr,
+        location: Endpoint,
     ) -> Result<MasterRegistration, StateManagerError> {
         dispatch!(self, register_master(name, location))
     }
-    async fn master_location(&self, name: &str) -> Result<Option<SocketAddr>, StateManagerError> {
+    async fn master_location(&self, name: &str) -> Result<Option<Endpoint>, StateManagerError> {
         dispatch!(self, master_location(name))
     }
     async fn watch_master(&self, name: &str) -> Result<MasterWatch, StateManagerError> {

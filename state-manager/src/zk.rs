@@ -15,8 +15,8 @@
 //! exits) or expires (the process stopped answering for the session timeout).
 //! Every error names the servers and the node.
 
+use egret_transport::Endpoint;
 use std::future::Future;
-use std::net::SocketAddr;
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -301,7 +301,7 @@ impl ZkStateManager {
         }
     }
 
-    fn parse_location(&self, path: &str, data: &[u8]) -> Result<SocketAddr, StateManagerError> {
+    fn parse_location(&self, path: &str, data: &[u8]) -> Result<Endpoint, StateManagerError> {
         let corrupt = |detail: String| StateManagerError::Corrupt {
             location: format!("ZooKeeper node {path} at {}", self.servers),
             what: "topology master location",
@@ -310,14 +310,14 @@ impl ZkStateManager {
         let text = std::str::from_utf8(data).map_err(|e| corrupt(e.to_string()))?;
         text.trim()
             .parse()
-            .map_err(|e: std::net::AddrParseError| corrupt(format!("{e}: {:?}", text.trim())))
+            .map_err(|e: egret_transport::EndpointError| corrupt(format!("{e}: {:?}", text.trim())))
     }
 
     /// The master's location and a watch that fires on its next change.
     async fn location_and_watch(
         &self,
         path: &str,
-    ) -> Result<(Option<SocketAddr>, zk::OneshotWatcher), StateManagerError> {
+    ) -> Result<(Option<Endpoint>, zk::OneshotWatcher), StateManagerError> {
         loop {
             match self
                 .op_raw("watch", path, self.client.get_and_watch_data(path))
@@ -488,7 +488,7 @@ impl StateManager for ZkStateManager {
     async fn register_master(
         &self,
         name: &str,
-        location: SocketAddr,
+        location: Endpoint,
     ) -> Result<MasterRegistration, StateManagerError> {
         let path = self.node(MASTERS, name)?;
         let data = location.to_string();
@@ -534,7 +534,7 @@ impl StateManager for ZkStateManager {
         Err(self.error("create", &path, zk::Error::NodeExists))
     }
 
-    async fn master_location(&self, name: &str) -> Result<Option<SocketAddr>, StateManagerError> {
+    async fn master_location(&self, name: &str) -> Result<Option<Endpoint>, StateManagerError> {
         let path = self.node(MASTERS, name)?;
         match self
             .op_raw("read", &path, self.client.get_data(&path))

@@ -37,7 +37,7 @@ use egret_metrics::{Registry, SnapshotWriter};
 use egret_proto::Token;
 use egret_proto::v1::{ComponentKind, PackingPlan, PhysicalPlan, Topology, TopologyState};
 use egret_state_manager::{Backend, StateError, StateManagerError, TopologyDir};
-use egret_transport::{CredentialsError, Tls};
+use egret_transport::{CredentialsError, Host, Tls};
 use tokio::net::{TcpListener, UnixListener};
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
@@ -81,8 +81,9 @@ pub struct StreamManagerOptions {
     pub state: Option<Arc<Backend>>,
     /// The IP the data port binds.
     pub bind: IpAddr,
-    /// The IP registered with the master for peers to dial; the bound IP when `None`.
-    pub advertise: Option<IpAddr>,
+    /// The host (an IP or a DNS name) registered with the master for peers
+    /// to dial; the bound IP when `None`.
+    pub advertise: Option<Host>,
 }
 
 impl StreamManagerOptions {
@@ -145,8 +146,8 @@ pub(crate) struct Shared {
     pub index: i32,
     /// Where the topology master is registered.
     pub state: Arc<Backend>,
-    /// The IP registered with the master (peers dial it).
-    pub advertise: IpAddr,
+    /// The host registered with the master (peers dial it).
+    pub advertise: Host,
     pub token: Token,
     /// The TLS layer of the TCP links (peers and master).
     pub tls: Tls,
@@ -310,7 +311,7 @@ pub async fn run(options: StreamManagerOptions) -> Result<(), StreamManagerError
         .local_addr()
         .map_err(io_error("read the address of", "the data listener"))?
         .port();
-    let advertise = options.advertise.unwrap_or(options.bind);
+    let advertise = options.advertise.unwrap_or(Host::Ip(options.bind));
     info!(
         container = index,
         socket = %socket.display(),

@@ -1,7 +1,8 @@
 //! The session with the topology master: find it in the state manager and
 //! follow it there (a watch on its registration), register, heartbeat,
 //! publish every physical plan received, and forward the instances'
-//! statistics reports. Reconnects whenever the connection drops, and moves
+//! statistics reports, and send the container's latest metrics with every
+//! heartbeat. Reconnects whenever the connection drops, and moves
 //! to a new master as soon as the state manager names one.
 //!
 //! Statistics reports and task errors go through one bounded queue
@@ -11,22 +12,20 @@
 //! so a dropped one is lost from the master's totals (never counted twice).
 
 use std::convert::Infallible;
-use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use egret_metrics::MetricKey;
+use egret_metrics::{MetricKey, Snapshot};
 use egret_proto::frame::{FrameError, decode_message, encode_message};
 use egret_proto::handshake::{HandshakeError, connect};
 use egret_proto::v1::{
-    Empty, MasterToStreamManager, PeerRole, RegisterStreamManager, ReportedError, StatsReport,
-    StreamManagerLocation, StreamManagerToMaster, master_to_stream_manager,
+    Empty, MasterToStreamManager, MetricsReport, PeerRole, RegisterStreamManager, ReportedError,
+    StatsReport, StreamManagerLocation, StreamManagerToMaster, master_to_stream_manager,
     stream_manager_to_master,
 };
 use egret_state_manager::StateManager;
-use egret_transport::TlsError;
+use egret_transport::{Endpoint, TlsError};
 use futures::{SinkExt, StreamExt};
-use tokio::net::TcpStream;
 use tokio::sync::mpsc;
 use tracing::{debug, info, warn};
 
@@ -71,6 +70,27 @@ fn forward(shared: &Shared, message: stream_manager_to_master::Message, instance
         if dropped.is_power_of_two() {
             warn!(%instance, dropped, "Dropping a report for the topology master: it is not keeping up or is away.");
         }
+    }
+}
+
+/// The latest metrics of this container's processes: the stream manager's
+/// registry and the container supervisor's snapshot (`container-<index>`,
+/// in the same topology dir). Sent with every heartbeat rather than queued:
+/// each replaces the last, so none is worth keeping while the master is away.
+fn metrics_report(shared: &Shared) -> StreamManagerToMaster {
+    let (_, own) = Snapshot::take(&format!("stmgr-{}", shared.index), &shared.metrics);
+    let mut processes = vec![own.into()];
+    let container = format!("container-{}", shared.index);
+    match Snapshot::read(shared.dir.path(), &container) {
+        Ok(Some(snapshot)) => processes.push(snapshot.into()),
+        Ok(None) => {}
+        // Being replaced right now, or damaged: the next heartbeat tries again.
+        Err(err) => debug!(error = %err, "The container's metrics snapshot is not readable."),
+    }
+    StreamManagerToMaster {
+        message: Some(stream_manager_to_master::Message::Metrics(MetricsReport {
+            processes,
+        })),
     }
 }
 
@@ -142,7 +162,7 @@ pub(crate) async fn session_loop(
                 }
             };
             let outcome = tokio::select! {
-                outcome = session(&shared, addr, data_port, &mut backoff, &mut outbox) => outcome,
+                outcome = session(&shared, &addr, data_port, &mut backoff, &mut outbox) => outcome,
                 to = moved => Err(SessionError::Moved(to)),
             };
             match outcome {
@@ -164,15 +184,15 @@ pub(crate) async fn session_loop(
 
 async fn session(
     shared: &Shared,
-    addr: SocketAddr,
+    addr: &Endpoint,
     data_port: u16,
     backoff: &mut Backoff,
     outbox: &mut mpsc::Receiver<stream_manager_to_master::Message>,
 ) -> Result<Infallible, SessionError> {
     let handshake = async {
-        let stream = TcpStream::connect(addr).await?;
-        let _ = stream.set_nodelay(true);
-        let stream = shared.tls.connect(stream, addr).await?;
+        let stream = addr.connect().await?;
+        let peer = stream.peer_addr()?;
+        let stream = shared.tls.connect(stream, peer).await?;
         let peer_id = format!("stmgr-{}", shared.index);
         Ok::<_, SessionError>(
             connect(
@@ -215,7 +235,8 @@ async fn session(
         tokio::select! {
             _ = ticks.tick() => {
                 sink.send(encode_message(&heartbeat)).await?;
-                debug!("Heartbeat sent to the topology master.");
+                sink.send(encode_message(&metrics_report(shared))).await?;
+                debug!("Heartbeat and metrics sent to the topology master.");
             }
             // The sender lives in `Shared`, so `None` never comes while we run.
             Some(message) = outbox.recv() => {

@@ -18,10 +18,10 @@ use egret_proto::handshake::{HandshakeError, connect};
 use egret_proto::v1::{
     BackpressureNotice, Hello, PeerMessage, PeerRole, PhysicalPlan, peer_message,
 };
-use egret_transport::{TlsError, TlsStream};
+use egret_transport::{Endpoint, Host, TlsError, TlsStream};
 use futures::{SinkExt, StreamExt};
 use tokio::io::{AsyncRead, AsyncWrite};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpListener;
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio_util::codec::Framed;
 use tracing::{debug, error, info, warn};
@@ -65,13 +65,22 @@ fn parse_peer_id(id: &str) -> Option<i32> {
     id.strip_prefix("stmgr-")?.parse().ok()
 }
 
-/// The data address of container `peer` in `plan`.
-fn peer_address(plan: Option<&PhysicalPlan>, peer: i32) -> Option<String> {
-    plan?
+/// The data address of container `peer` in `plan`. (The master refuses a
+/// registration whose host or port is not dialable, so a plan holds none; one
+/// that does anyway is logged and treated as absent.)
+fn peer_address(plan: Option<&PhysicalPlan>, peer: i32) -> Option<Endpoint> {
+    let sm = plan?
         .stream_managers
         .iter()
-        .find(|sm| sm.container_index == peer)
-        .map(|sm| format!("{}:{}", sm.host, sm.data_port))
+        .find(|sm| sm.container_index == peer)?;
+    let port = u16::try_from(sm.data_port).ok();
+    match (sm.host.parse::<Host>(), port) {
+        (Ok(host), Some(port)) => Some(Endpoint::new(host, port)),
+        (host, _) => {
+            warn!(peer, host = %sm.host, port = sm.data_port, problem = ?host.err(), "The plan's address of the peer stream manager is not dialable.");
+            None
+        }
+    }
 }
 
 /// The writer toward one peer stream manager.
@@ -222,10 +231,12 @@ pub(crate) async fn dialer(shared: Arc<Shared>, peer: i32) {
     }
 }
 
-async fn dial(shared: &Shared, addr: &str) -> Result<Framed<TlsStream, FrameCodec>, DialError> {
+async fn dial(
+    shared: &Shared,
+    addr: &Endpoint,
+) -> Result<Framed<TlsStream, FrameCodec>, DialError> {
     let attempt = async {
-        let stream = TcpStream::connect(addr).await?;
-        let _ = stream.set_nodelay(true);
+        let stream = addr.connect().await?;
         let peer = stream.peer_addr()?;
         let stream = shared.tls.connect(stream, peer).await?;
         Ok(connect(
@@ -246,7 +257,7 @@ async fn dial(shared: &Shared, addr: &str) -> Result<Framed<TlsStream, FrameCode
 async fn address_change(
     mut plans: watch::Receiver<Option<Arc<PhysicalPlan>>>,
     peer: i32,
-    addr: String,
+    addr: Endpoint,
 ) {
     loop {
         if plans.changed().await.is_err() {

@@ -10,6 +10,14 @@
 //! hosts, the root namespace's own addresses (the bridge address first) and
 //! its own loopback, and nothing else.
 //!
+//! Host names: every process a [`Host`] starts (and every command given to
+//! [`TestNet::resolve_names`]) sees its own `/etc/hosts` (a private mount
+//! namespace, as `ip netns exec` gives with `/etc/netns/<ns>/hosts`) naming
+//! `bridge.egret.test` and `host-<i>.egret.test` (RFC 2606's reserved `.test`
+//! domain), so that processes can advertise names, as pods do, and resolve
+//! each other through the system's resolver. The root namespace's files are
+//! untouched.
+//!
 //! Names: every object of a net is named `egt<KK><pid><role><i>`, with `KK`
 //! the subnet's K in two hex digits, `pid` the owner's process id and `role`
 //! `b` (the bridge), `h` (host i's namespace and its end of the pair) or `p`
@@ -28,12 +36,13 @@
 //!   net's namespaces, then deletes the bridge ports (which deletes both ends
 //!   of each pair), the bridge and the namespaces; nothing of the net remains.
 
-use std::ffi::OsStr;
+use std::ffi::{CString, OsStr};
 use std::fmt;
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io;
 use std::net::Ipv4Addr;
 use std::os::fd::OwnedFd;
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -289,7 +298,59 @@ pub struct TestNet {
     k: u8,
     bridge: String,
     hosts: Vec<Host>,
+    /// Holds the net's `/etc/hosts` (see the module's "Host names").
+    names: tempfile::TempDir,
     _lock: File,
+}
+
+/// The domain of the test hosts' names.
+pub const DOMAIN: &str = "egret.test";
+
+/// Makes `cmd`'s child see `hosts_file` as `/etc/hosts`: between fork and
+/// exec it enters a new mount namespace, makes every mount private (so
+/// nothing propagates back to the caller's namespace) and bind-mounts the
+/// file. Spawning fails with the errno of the step that failed.
+#[allow(unsafe_code)]
+fn with_hosts_file(cmd: &mut Command, hosts_file: &Path) {
+    use nix::libc;
+    // Built now: the child must not allocate.
+    let source = CString::new(hosts_file.as_os_str().as_bytes());
+    // SAFETY: the closure runs in the forked child before exec; it calls only
+    // unshare(2) and mount(2) (async-signal-safe) on strings built before the
+    // fork, and reads errno; it neither allocates nor takes locks.
+    unsafe {
+        cmd.pre_exec(move || {
+            let Ok(source) = source.as_ref() else {
+                return Err(io::Error::from_raw_os_error(libc::EINVAL));
+            };
+            if libc::unshare(libc::CLONE_NEWNS) != 0 {
+                return Err(io::Error::last_os_error());
+            }
+            let root = c"/";
+            let none = c"none";
+            if libc::mount(
+                none.as_ptr(),
+                root.as_ptr(),
+                std::ptr::null(),
+                libc::MS_REC | libc::MS_PRIVATE,
+                std::ptr::null(),
+            ) != 0
+            {
+                return Err(io::Error::last_os_error());
+            }
+            if libc::mount(
+                source.as_ptr(),
+                c"/etc/hosts".as_ptr(),
+                std::ptr::null(),
+                libc::MS_BIND,
+                std::ptr::null(),
+            ) != 0
+            {
+                return Err(io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
 }
 
 /// One host of a [`TestNet`]: a network namespace with one interface.
@@ -299,6 +360,7 @@ pub struct Host {
     name: String,
     port: String,
     addr: Ipv4Addr,
+    hosts_file: PathBuf,
 }
 
 impl TestNet {
@@ -325,10 +387,19 @@ impl TestNet {
             if subnet_in_use(k)? {
                 continue;
             }
+            let names = tempfile::Builder::new()
+                .prefix("egret-testnet-names")
+                .tempdir()
+                .map_err(|source| NetError::Io {
+                    action: "create",
+                    path: std::env::temp_dir(),
+                    source,
+                })?;
             let mut net = TestNet {
                 k,
                 bridge: bridge_name(k, pid),
                 hosts: Vec::with_capacity(n_hosts),
+                names,
                 _lock: lock,
             };
             // On an error, dropping `net` removes what was built.
@@ -351,6 +422,7 @@ impl TestNet {
                 name: host_name(self.k, pid, index),
                 port: port_name(self.k, pid, index),
                 addr: address(self.k, index),
+                hosts_file: self.hosts_file(),
             };
             // Known before it exists, so that Drop removes a half-built host.
             self.hosts.push(host.clone());
@@ -366,7 +438,48 @@ impl TestNet {
             ip(&["-n", ns, "link", "set", "lo", "up"])?;
             ip(&["-n", ns, "route", "add", "default", "via", &gateway])?;
         }
+        let mut table = String::from("127.0.0.1 localhost\n::1 localhost\n");
+        table.push_str(&format!(
+            "{} {}\n",
+            self.bridge_addr(),
+            self.bridge_dns_name()
+        ));
+        for host in &self.hosts {
+            table.push_str(&format!("{} {}\n", host.addr, host.dns_name()));
+        }
+        let path = self.hosts_file();
+        std::fs::write(&path, table).map_err(|source| NetError::Io {
+            action: "write",
+            path,
+            source,
+        })?;
         Ok(())
+    }
+
+    fn hosts_file(&self) -> PathBuf {
+        self.names.path().join("hosts")
+    }
+
+    /// The bridge's host name, `bridge.egret.test`.
+    pub fn bridge_dns_name(&self) -> String {
+        format!("bridge.{DOMAIN}")
+    }
+
+    /// The address a name of this net stands for (what the hosts resolve it to).
+    pub fn resolve(&self, name: &str) -> Option<Ipv4Addr> {
+        if name == self.bridge_dns_name() {
+            return Some(self.bridge_addr());
+        }
+        self.hosts
+            .iter()
+            .find(|h| h.dns_name() == name)
+            .map(|h| h.addr)
+    }
+
+    /// Makes `cmd` resolve this net's names (see the module's "Host names")
+    /// without entering a host: the operator's machine, in the root namespace.
+    pub fn resolve_names(&self, cmd: &mut Command) {
+        with_hosts_file(cmd, &self.hosts_file());
     }
 
     /// K: the net's subnet is `198.18.K.0/24`.
@@ -435,6 +548,11 @@ impl Host {
         self.addr
     }
 
+    /// Its host name, `host-<index>.egret.test`, which every host resolves.
+    pub fn dns_name(&self) -> String {
+        format!("host-{}.{DOMAIN}", self.index)
+    }
+
     /// The name of the other end of its veth pair: a port of the bridge, in
     /// the root namespace.
     pub fn bridge_port(&self) -> &str {
@@ -449,9 +567,11 @@ impl Host {
 
     /// A command that runs `program` inside this host: the child enters the
     /// namespace (`setns(2)`) between fork and exec, so the spawned pid is the
-    /// program itself (kill -9 of it hits the program). Only the network
-    /// namespace changes: the file system, users and environment are the
-    /// caller's. When the namespace is gone, spawning fails with its error.
+    /// program itself (kill -9 of it hits the program). Besides the network
+    /// namespace, only `/etc/hosts` changes (the net's names, in a private
+    /// mount namespace): the rest of the file system, users and environment
+    /// are the caller's. When the namespace is gone, spawning fails with its
+    /// error.
     #[allow(unsafe_code)]
     pub fn command(&self, program: impl AsRef<OsStr>) -> Command {
         let mut cmd = Command::new(program);
@@ -470,6 +590,7 @@ impl Host {
                 Err(errno) => Err(io::Error::from_raw_os_error(*errno)),
             });
         }
+        with_hosts_file(&mut cmd, &self.hosts_file);
         cmd
     }
 

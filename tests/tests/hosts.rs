@@ -402,3 +402,62 @@ fn the_net_needs_root() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// What `getent ahostsv4 NAME` prints in `cmd` (the system's resolver, as every
+/// program uses it): the address, or `None` when the name does not resolve.
+fn resolved_by(mut cmd: Command, name: &str) -> Option<IpAddr> {
+    let out = cmd.args(["ahostsv4", name]).output().unwrap();
+    if !out.status.success() {
+        return None;
+    }
+    let text = String::from_utf8(out.stdout).unwrap();
+    text.split_whitespace().next().map(|a| a.parse().unwrap())
+}
+
+#[test]
+fn every_host_and_the_operator_resolve_the_nets_names_and_the_root_files_stay() {
+    let root_hosts = std::fs::read("/etc/hosts").unwrap();
+    let net = TestNet::new(2).unwrap();
+    let (h1, h2) = (net.host(1), net.host(2));
+    assert_eq!(h2.dns_name(), "host-2.egret.test");
+    for name in [h1.dns_name(), h2.dns_name(), net.bridge_dns_name()] {
+        let want = net.resolve(&name).map(IpAddr::from);
+        assert!(want.is_some(), "{name} is one of the net's names");
+        assert_eq!(
+            resolved_by(h1.command("getent"), &name),
+            want,
+            "{name} in host 1"
+        );
+        assert_eq!(
+            resolved_by(h2.command("getent"), &name),
+            want,
+            "{name} in host 2"
+        );
+        let mut operator = Command::new("getent");
+        net.resolve_names(&mut operator);
+        assert_eq!(
+            resolved_by(operator, &name),
+            want,
+            "{name} for the operator"
+        );
+    }
+    assert_eq!(
+        resolved_by(h1.command("getent"), "localhost").map(|a| a.is_loopback()),
+        Some(true)
+    );
+    // A host reaches another by name: the name resolves to where it listens.
+    let (listener, addr) = listen_in(h1, h1.addr().into());
+    let by_name = SocketAddr::new(
+        resolved_by(h2.command("getent"), &h1.dns_name()).unwrap(),
+        addr.port(),
+    );
+    let (_, reply) = send_from(h2, by_name, "by name", CONNECT).unwrap();
+    assert_eq!(reply, format!("{addr} got: by name"));
+    drop(listener);
+    drop(net);
+    assert_eq!(
+        std::fs::read("/etc/hosts").unwrap(),
+        root_hosts,
+        "/etc/hosts of the root namespace changed"
+    );
+}

@@ -129,6 +129,9 @@ impl<'a> Setup<'a> {
             work.display().to_string(),
             "--bind".into(),
             host.addr().to_string(),
+            // By name, as pods advertise themselves: every host resolves it.
+            "--advertise".into(),
+            host.dns_name(),
         ];
         if let Some(i) = index {
             args.push("--index".into());
@@ -249,9 +252,20 @@ fn word_count_runs_across_hosts_and_survives_the_master() {
     }
 
     // Security: the serving master's TLS listener, from the root namespace.
-    let master_addr = master_location(&zk, &name);
+    // The master registered its host name; the test dials what it stands for.
+    let master = master_location(&zk, &name);
+    assert_eq!(
+        master.host().to_string(),
+        net.host(4).dns_name(),
+        "the master's registration"
+    );
+    let master_addr = std::net::SocketAddr::new(
+        net.resolve(&master.host().to_string()).unwrap().into(),
+        master.port(),
+    );
     let work4 = cluster.home().join("work-4").join("topologies").join(&name);
-    refusals_are_seen(master_addr, &work4, &first);
+    refusals_are_seen(master_addr, &setup.credentials, &work4, &first);
+    metrics_reach_the_operator(&cluster, &net, &setup, &name);
 
     // kill -9 the serving master: ZooKeeper ends its session, the standby
     // registers, and every stream manager follows it there.
@@ -287,7 +301,7 @@ fn word_count_runs_across_hosts_and_survives_the_master() {
     // The cluster commands reach it through the state manager.
     let mut list = vec!["list".to_owned()];
     list.extend(setup.zk.iter().cloned());
-    let listed = cluster.run(&list).expect("egret list");
+    let listed = operator(&cluster, &net, &list);
     assert!(listed.success(), "{}", listed.describe());
     let row = listed
         .stdout
@@ -298,7 +312,7 @@ fn word_count_runs_across_hosts_and_survives_the_master() {
 
     let mut stats = vec!["stats".to_owned(), name.clone()];
     stats.extend(setup.zk.iter().cloned());
-    let shown = cluster.run(&stats).expect("egret stats");
+    let shown = operator(&cluster, &net, &stats);
     assert!(
         shown.success() && shown.stdout.lines().any(|l| l.starts_with("count ")),
         "{}",
@@ -307,7 +321,7 @@ fn word_count_runs_across_hosts_and_survives_the_master() {
 
     let mut kill = vec!["kill".to_owned(), name.clone(), "-w".into(), "0".into()];
     kill.extend(setup.zk.iter().cloned());
-    let killed = cluster.run(&kill).expect("egret kill");
+    let killed = operator(&cluster, &net, &kill);
     assert!(
         killed.success(),
         "{}\n{}",
@@ -570,8 +584,16 @@ fn sequences_survive_a_cut_link_a_lost_container_tree_and_a_lost_master() {
     );
 }
 
-/// The live master's address, from ZooKeeper.
-fn master_location(zk: &ZkServer, name: &str) -> std::net::SocketAddr {
+/// `egret <args>` from the operator's machine (the root namespace), which
+/// resolves the hosts' names as they do.
+fn operator(cluster: &Cluster, net: &TestNet, args: &[String]) -> egret_e2e::Output {
+    let mut cmd = cluster.egret(args);
+    net.resolve_names(&mut cmd);
+    egret_e2e::run_with_timeout(&mut cmd, Duration::from_secs(120)).expect("egret")
+}
+
+/// The live master's registration, from ZooKeeper.
+fn master_location(zk: &ZkServer, name: &str) -> egret_transport::Endpoint {
     use egret_state_manager::{StateManager, ZkOptions, ZkStateManager};
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -589,12 +611,20 @@ fn master_location(zk: &ZkServer, name: &str) -> std::net::SocketAddr {
     })
 }
 
-/// A plain-text client and a client with another topology's credentials are
-/// refused in the TLS handshake, before any frame: the plain one by the
-/// master (its log line names the peer; `egret.tls.refused{not-tls}` in its
-/// metrics snapshot), the foreign one by the client itself, which does not
-/// trust the master's certificate (and the master logs the refusal).
-fn refusals_are_seen(addr: std::net::SocketAddr, master_dir: &Path, master: &Role) {
+/// A plain-text client, a client with another topology's credentials and a
+/// replayed handshake are refused in the TLS handshake, before any frame: the
+/// plain one by the master (its log line names the peer;
+/// `egret.tls.refused{not-tls}` in its metrics snapshot), the foreign one by
+/// the client itself, which does not trust the master's certificate (and the
+/// master logs the refusal), and the replay (the bytes a real client sent
+/// through a relay, sent again on a new connection) by the master
+/// (`egret.tls.refused{tampered}`).
+fn refusals_are_seen(
+    addr: std::net::SocketAddr,
+    credentials: &Path,
+    master_dir: &Path,
+    master: &Role,
+) {
     use egret_transport::{RefusalReason, Tls, TopologyCredentials};
     use std::io::{Read, Write};
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -642,22 +672,157 @@ fn refusals_are_seen(addr: std::net::SocketAddr, master_dir: &Path, master: &Rol
         "the foreign client counted the master's certificate as unknown-ca"
     );
 
+    // A replay: a relay records what a client with the right credentials
+    // sends (TLS handshake and hello), then sends it again to the master.
+    let replay_local = runtime.block_on(async {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let creds = TopologyCredentials::load(credentials).unwrap();
+        let relay = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let relay_addr = relay.local_addr().unwrap();
+        let recording = tokio::spawn(async move {
+            let (inbound, _) = relay.accept().await.unwrap();
+            let outbound = tokio::net::TcpStream::connect(addr).await.unwrap();
+            let (mut in_r, mut in_w) = inbound.into_split();
+            let (mut out_r, mut out_w) = outbound.into_split();
+            let back = tokio::spawn(async move {
+                let _ = tokio::io::copy(&mut out_r, &mut in_w).await;
+            });
+            let mut recorded = Vec::new();
+            let mut buf = [0u8; 4096];
+            loop {
+                match in_r.read(&mut buf).await {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => {
+                        recorded.extend_from_slice(&buf[..n]);
+                        if out_w.write_all(&buf[..n]).await.is_err() {
+                            break;
+                        }
+                    }
+                }
+            }
+            let _ = out_w.shutdown().await;
+            back.abort();
+            recorded
+        });
+        let tls = Tls::new(&creds).unwrap();
+        let tcp = tokio::net::TcpStream::connect(relay_addr).await.unwrap();
+        let stream = tls.connect(tcp, relay_addr).await.unwrap();
+        let framed = egret_proto::handshake::connect(
+            stream,
+            creds.token(),
+            egret_proto::v1::PeerRole::Client,
+            "replay-recorder",
+            egret_proto::frame::DEFAULT_MAX_FRAME_BYTES,
+        )
+        .await
+        .expect("the recorded client's hello is accepted");
+        drop(framed);
+        let recorded = recording.await.unwrap();
+        assert!(recorded.len() > 100, "{} bytes recorded", recorded.len());
+        let mut replay = tokio::net::TcpStream::connect(addr).await.unwrap();
+        let replay_local = replay.local_addr().unwrap();
+        replay.write_all(&recorded).await.unwrap();
+        let mut back = Vec::new();
+        let _ = tokio::time::timeout(Duration::from_secs(15), replay.read_to_end(&mut back)).await;
+        replay_local
+    });
+
     wait_until(
-        "the master to log both refusals and count the plain-text one",
+        "the master to log the three refusals and count the plain-text one and the replay",
         Duration::from_secs(30),
         || {
             let log = master.log();
-            let counted = egret_e2e::read_metrics(master_dir)
-                .0
-                .get("tmaster")
-                .and_then(|m| m.value("egret.tls.refused", "not-tls"))
-                .unwrap_or(0.0);
+            let snapshot = egret_e2e::read_metrics(master_dir).0;
+            let counted = |reason| {
+                snapshot
+                    .get("tmaster")
+                    .and_then(|m| m.value("egret.tls.refused", reason))
+                    .unwrap_or(0.0)
+            };
             (log.contains(&local.to_string())
                 && log.contains(&foreign.2.to_string())
-                && counted >= 1.0)
+                && log.contains(&replay_local.to_string())
+                && counted("not-tls") >= 1.0
+                && counted("tampered") >= 1.0)
                 .then_some(())
         },
         || egret_e2e::tail(&master.log(), 10),
     )
     .unwrap();
+    let replay_line = master
+        .log()
+        .lines()
+        .find(|l| l.contains(&replay_local.to_string()))
+        .map(str::to_owned)
+        .unwrap_or_default();
+    assert!(
+        replay_line.contains("replayed"),
+        "the master's log line of the replay names it: {replay_line}"
+    );
+}
+
+/// `egret metrics NAME` from the operator's machine: the serving master
+/// answers with its own metrics and what each container reported (the
+/// metrics of processes on three other hosts). Its `egret.tls.refused`
+/// counts are the refusals [`refusals_are_seen`] caused.
+fn metrics_reach_the_operator(cluster: &Cluster, net: &TestNet, setup: &Setup, name: &str) {
+    let mut args = vec!["metrics".to_owned(), name.to_owned()];
+    args.extend(setup.zk.iter().cloned());
+    let last = std::cell::RefCell::new(String::new());
+    let rows = wait_until(
+        "egret metrics to show every container's processes",
+        Duration::from_secs(30),
+        || {
+            let shown = operator(cluster, net, &args);
+            assert!(shown.success(), "{}", shown.describe());
+            last.replace(shown.stdout.clone());
+            let rows: Vec<Vec<String>> = shown
+                .stdout
+                .lines()
+                .skip(1)
+                .map(|l| l.split_whitespace().map(str::to_owned).collect())
+                .collect();
+            let processes: std::collections::BTreeSet<&str> =
+                rows.iter().map(|r| r[0].as_str()).collect();
+            let want = [
+                "container-1",
+                "container-2",
+                "container-3",
+                "stmgr-1",
+                "stmgr-2",
+                "stmgr-3",
+                "tmaster",
+            ];
+            (processes == want.into_iter().collect()).then_some(rows.clone())
+        },
+        || last.borrow().clone(),
+    )
+    .unwrap();
+    let last = last.into_inner();
+    let value = |process: &str, metric: &str, component: &str| {
+        rows.iter()
+            .find(|r| r[0] == process && r[1] == metric && r[2] == component)
+            .map(|r| r[4].clone())
+    };
+    assert_eq!(
+        value("tmaster", "egret.tls.refused", "not-tls").as_deref(),
+        Some("1"),
+        "{last}"
+    );
+    assert_eq!(
+        value("tmaster", "egret.tls.refused", "tampered").as_deref(),
+        Some("1"),
+        "{last}"
+    );
+    for i in 1..=3 {
+        assert!(
+            value(
+                &format!("container-{i}"),
+                "egret.restarts",
+                &format!("stmgr-{i}")
+            )
+            .is_some(),
+            "container-{i}'s restarts are shown:\n{last}"
+        );
+    }
 }

@@ -9,9 +9,8 @@ use egret_proto::frame::{DEFAULT_MAX_FRAME_BYTES, FrameError, decode_message, en
 use egret_proto::handshake::{HandshakeError, connect};
 use egret_proto::v1::{ClientRequest, ClientResponse, PeerRole};
 use egret_state_manager::{Backend, StateError, StateManager, StateManagerError, TopologyDir};
-use egret_transport::{CredentialsError, Tls, TlsError, TopologyCredentials};
+use egret_transport::{CredentialsError, Endpoint, Tls, TlsError, TopologyCredentials};
 use futures::{SinkExt, StreamExt};
-use tokio::net::TcpStream;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ClientError {
@@ -23,7 +22,7 @@ pub enum ClientError {
     StateManager(#[from] StateManagerError),
     #[error("cannot connect to the topology master at {addr}: {source}")]
     Connect {
-        addr: std::net::SocketAddr,
+        addr: Endpoint,
         #[source]
         source: std::io::Error,
     },
@@ -57,13 +56,13 @@ pub async fn request(
         .await?
         .ok_or_else(|| ClientError::NoAddress(topology_dir.display().to_string()))?;
     let credentials = dir.read_credentials()?;
-    request_to(addr, &credentials, request, timeout).await
+    request_to(&addr, &credentials, request, timeout).await
 }
 
 /// Sends one request to the topology master at `addr` (found by the caller
 /// in the state manager), authenticated with the topology's `credentials`.
 pub async fn request_to(
-    addr: std::net::SocketAddr,
+    addr: &Endpoint,
     credentials: &TopologyCredentials,
     request: ClientRequest,
     timeout: Duration,
@@ -71,11 +70,18 @@ pub async fn request_to(
     let token = credentials.token().clone();
     let tls = Tls::new(credentials)?;
     let exchange = async move {
-        let stream = TcpStream::connect(addr)
+        let stream = addr
+            .connect()
             .await
-            .map_err(|source| ClientError::Connect { addr, source })?;
-        let _ = stream.set_nodelay(true);
-        let stream = tls.connect(stream, addr).await?;
+            .map_err(|source| ClientError::Connect {
+                addr: addr.clone(),
+                source,
+            })?;
+        let peer = stream.peer_addr().map_err(|source| ClientError::Connect {
+            addr: addr.clone(),
+            source,
+        })?;
+        let stream = tls.connect(stream, peer).await?;
         // Responses are small: the default cap is plenty, and reading the
         // topology config for it would add a failure mode for nothing.
         let mut framed = connect(

@@ -28,25 +28,25 @@
 //!   the instance hosting them (see [`stats`]).
 
 use std::collections::BTreeMap;
-use std::net::{IpAddr, SocketAddr};
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use egret_metrics::{Registry, SnapshotWriter};
+use egret_metrics::{Registry, Snapshot, SnapshotWriter};
 use egret_proto::frame::{decode_message, encode_message};
 use egret_proto::handshake::accept;
 use egret_proto::v1::{
     ClientRequest, ClientResponse, ComponentKind, ExecutorStatsSummary, MasterToStreamManager,
-    PackingPlan, PeerRole, PhysicalPlan, ReportedError, StatsReport, StreamManagerLocation,
-    StreamManagerToMaster, Topology, TopologyState, TopologySummary, WindowedStats, client_request,
-    master_to_stream_manager, stream_manager_to_master,
+    MetricsReport, PackingPlan, PeerRole, PhysicalPlan, ProcessMetrics, ReportedError, StatsReport,
+    StreamManagerLocation, StreamManagerToMaster, Topology, TopologyState, TopologySummary,
+    WindowedStats, client_request, master_to_stream_manager, stream_manager_to_master,
 };
 use egret_proto::{FrameCodec, Token};
 use egret_state_manager::{
     Backend, MasterRegistration, StateError, StateManager, StateManagerError, TopologyDir,
 };
-use egret_transport::{CredentialsError, Tls, TlsStream, TopologyCredentials};
+use egret_transport::{CredentialsError, Endpoint, Host, Tls, TlsStream, TopologyCredentials};
 use futures::{SinkExt, StreamExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{oneshot, watch};
@@ -119,9 +119,9 @@ pub struct MasterSetup {
     pub metrics_dir: PathBuf,
     /// The address the listener binds (port 0: any free port).
     pub bind: SocketAddr,
-    /// The IP registered in the state manager for peers to dial (with the
-    /// listener's port); the bound IP when `None`.
-    pub advertise: Option<IpAddr>,
+    /// The host (an IP or a DNS name) registered in the state manager for
+    /// peers to dial (with the listener's port); the bound IP when `None`.
+    pub advertise: Option<Host>,
 }
 
 /// A bound topology master: listening, registered as its topology's master.
@@ -149,6 +149,11 @@ struct Shared {
     persisted_tx: watch::Sender<Option<Arc<PhysicalPlan>>>,
     stats: Mutex<stats::StatsStore>,
     errors: Mutex<errors::ErrorLog>,
+    /// The master's own metrics (`tmaster`).
+    registry: Registry,
+    /// The latest metrics each container reported, by process
+    /// (`stmgr-<i>`, `container-<i>`): at most two per container.
+    reported: Mutex<BTreeMap<String, ProcessMetrics>>,
     /// True once a kill has completed (KILLED published).
     killed_tx: watch::Sender<bool>,
 }
@@ -229,8 +234,9 @@ impl TopologyMaster {
         let bound = listener
             .local_addr()
             .map_err(|source| TopologyMasterError::Listen { addr: bind, source })?;
-        let addr = SocketAddr::new(advertise.unwrap_or(bound.ip()), bound.port());
-        let registration = register(&state, &name, addr).await?;
+        let host = advertise.unwrap_or(Host::Ip(bound.ip()));
+        let addr = Endpoint::new(host, bound.port());
+        let registration = register(&state, &name, addr.clone()).await?;
         info!(%addr, %bound, topology = %topology.id, containers = packing.containers.len(), "Topology master listening.");
         let (state_now, killing) = restored_state(&state, &name, &topology).await;
         let (plan_tx, _) = watch::channel(None);
@@ -257,6 +263,8 @@ impl TopologyMaster {
             persisted_tx,
             stats,
             errors,
+            registry: Registry::new(),
+            reported: Mutex::new(BTreeMap::new()),
             killed_tx,
         });
         Ok(Self {
@@ -271,7 +279,7 @@ impl TopologyMaster {
     }
 
     /// The address registered in the state manager.
-    pub fn advertised(&self) -> SocketAddr {
+    pub fn advertised(&self) -> &Endpoint {
         self.registration.location()
     }
 
@@ -296,7 +304,7 @@ impl TopologyMaster {
             exit_shared.wait_persisted().await;
             tokio::time::sleep(KILLED_GRACE).await;
         });
-        let registry = Registry::new();
+        let registry = shared.registry.clone();
         let mut snapshots = SnapshotWriter::new(&shared.metrics_dir, METRICS_PROCESS);
         let mut metrics = tokio::time::interval(METRICS_TICK);
         metrics.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -351,11 +359,11 @@ impl TopologyMaster {
 async fn register(
     state: &Backend,
     name: &str,
-    addr: SocketAddr,
+    addr: Endpoint,
 ) -> Result<MasterRegistration, TopologyMasterError> {
     let mut told = false;
     loop {
-        match state.register_master(name, addr).await {
+        match state.register_master(name, addr.clone()).await {
             Ok(registration) => {
                 if told {
                     info!(%addr, "The other topology master is gone: taking over.");
@@ -536,6 +544,31 @@ impl Shared {
         }
     }
 
+    /// Keeps the latest metrics of container `index`'s processes; a process
+    /// of another container is refused (so the map stays bounded).
+    fn record_metrics(&self, peer_id: &str, index: i32, report: MetricsReport) {
+        let own = [format!("stmgr-{index}"), format!("container-{index}")];
+        let mut reported = self.reported.lock().unwrap_or_else(|e| e.into_inner());
+        for process in report.processes {
+            if own.contains(&process.process) {
+                reported.insert(process.process.clone(), process);
+            } else {
+                warn!(%peer_id, process = %process.process, "Refusing the metrics of a process of another container.");
+            }
+        }
+    }
+
+    /// The latest metrics of every process: the master's own, then each
+    /// reported one, sorted by process.
+    fn metrics(&self) -> Vec<ProcessMetrics> {
+        let (_, own) = Snapshot::take(METRICS_PROCESS, &self.registry);
+        let reported = self.reported.lock().unwrap_or_else(|e| e.into_inner());
+        let mut all: Vec<ProcessMetrics> = reported.values().cloned().collect();
+        all.push(own.into());
+        all.sort_by(|a, b| a.process.cmp(&b.process));
+        all
+    }
+
     fn record_stats(&self, peer_id: &str, report: &StatsReport) {
         let now = self.now_secs();
         if let Err(err) = self.stats().record(report, now) {
@@ -690,6 +723,10 @@ async fn serve_stream_manager(
                             warn!(%peer_id, instance = %report.instance_id, "Ignoring statistics from a stream manager that has not registered.");
                         }
                     }
+                    Some(stream_manager_to_master::Message::Metrics(report)) => match registered {
+                        Some(index) => shared.record_metrics(&peer_id, index, report),
+                        None => warn!(%peer_id, "Ignoring metrics from a stream manager that has not registered."),
+                    },
                     Some(stream_manager_to_master::Message::Error(error)) => {
                         if registered.is_some() {
                             shared.record_error(&peer_id, error);
@@ -752,6 +789,9 @@ fn register_stream_manager(
     }
     if location.host.is_empty() {
         location.host = peer.ip().to_string();
+    }
+    if let Err(err) = location.host.parse::<egret_transport::Host>() {
+        return Err(format!("its advertised host is not dialable: {err}"));
     }
     let (tx, rx) = oneshot::channel();
     let mut inner = shared.lock();
@@ -839,6 +879,10 @@ async fn finish_kill(shared: &Shared, wait_secs: u32) {
 async fn handle_request(shared: &Arc<Shared>, request: ClientRequest) -> ClientResponse {
     match request.request {
         Some(client_request::Request::Describe(_)) => ok_response(shared),
+        Some(client_request::Request::Metrics(_)) => ClientResponse {
+            metrics: shared.metrics(),
+            ..ok_response(shared)
+        },
         Some(client_request::Request::TopologyInfo(_)) => ClientResponse {
             executors: shared.executors(),
             errors: shared.errors().all(),

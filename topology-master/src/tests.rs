@@ -2,7 +2,7 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use egret_proto::v1::{
-    Component, ContainerPlan, DetachedKillRequest, Empty, InstancePlan, KillRequest,
+    Component, ContainerPlan, DetachedKillRequest, Empty, InstancePlan, KillRequest, MetricValue,
     RegisterStreamManager, ReportedError, StatsReport, TaskStatsDelta,
 };
 use egret_state_manager::LocalCluster;
@@ -112,7 +112,7 @@ async fn start_serving(fixture: &Fixture) -> (SocketAddr, tokio::task::JoinHandl
         egret_state_manager::StateManager::master_location(&state, &name)
             .await
             .unwrap(),
-        Some(addr),
+        Some(addr.into()),
         "the master is registered in the local state manager"
     );
     (
@@ -822,7 +822,7 @@ async fn a_second_master_stands_by_until_the_first_is_gone() {
         egret_state_manager::StateManager::master_location(&state, &name)
             .await
             .unwrap(),
-        Some(addr),
+        Some(addr.into()),
         "the registration still names the first"
     );
     serving.abort();
@@ -836,6 +836,74 @@ async fn a_second_master_stands_by_until_the_first_is_gone() {
         egret_state_manager::StateManager::master_location(&state, &name)
             .await
             .unwrap(),
-        Some(second.local_addr().unwrap())
+        Some(second.local_addr().unwrap().into())
     );
+}
+
+fn metrics_message(processes: &[(&str, f64)]) -> Bytes {
+    encode_message(&StreamManagerToMaster {
+        message: Some(stream_manager_to_master::Message::Metrics(MetricsReport {
+            processes: processes
+                .iter()
+                .map(|(process, value)| ProcessMetrics {
+                    process: (*process).to_owned(),
+                    updated_ms: 1_700_000_000_000,
+                    metrics: vec![MetricValue {
+                        name: "egret.restarts".into(),
+                        component: "stmgr".into(),
+                        task: 0,
+                        value: *value,
+                    }],
+                })
+                .collect(),
+        })),
+    })
+}
+
+#[tokio::test]
+async fn metrics_keep_the_latest_report_of_each_containers_processes() {
+    let fixture = fixture();
+    let addr = start(&fixture).await;
+    let mut one = register(addr, &fixture.keys, 1, 1001).await;
+    let mut two = register(addr, &fixture.keys, 2, 2002).await;
+    next_plan(&mut one).await;
+    next_plan(&mut two).await;
+    // Container 1 reports twice (the second replaces the first), and also
+    // names a process of container 2, which is refused.
+    one.send(metrics_message(&[("stmgr-1", 1.0), ("container-1", 2.0)]))
+        .await
+        .unwrap();
+    one.send(metrics_message(&[("stmgr-1", 5.0), ("stmgr-2", 99.0)]))
+        .await
+        .unwrap();
+    two.send(metrics_message(&[("container-2", 7.0)]))
+        .await
+        .unwrap();
+    let value = |response: &ClientResponse, process: &str| {
+        response
+            .metrics
+            .iter()
+            .find(|p| p.process == process)
+            .map(|p| p.metrics[0].value)
+    };
+    let deadline = Instant::now() + WAIT;
+    let response = loop {
+        let response = send(&fixture, client_request::Request::Metrics(Empty {})).await;
+        if value(&response, "stmgr-1") == Some(5.0) && value(&response, "container-2").is_some() {
+            break response;
+        }
+        assert!(Instant::now() < deadline, "not recorded: {response:?}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    let processes: Vec<&str> = response
+        .metrics
+        .iter()
+        .map(|p| p.process.as_str())
+        .collect();
+    assert_eq!(
+        processes,
+        ["container-1", "container-2", "stmgr-1", "tmaster"]
+    );
+    assert_eq!(value(&response, "container-1"), Some(2.0));
+    assert_eq!(value(&response, "container-2"), Some(7.0));
 }

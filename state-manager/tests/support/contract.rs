@@ -1,6 +1,5 @@
 //! What every [`StateManager`] backend must do, written once and run on each.
 
-use std::net::SocketAddr;
 use std::time::Duration;
 
 use egret_proto::v1::{
@@ -8,6 +7,7 @@ use egret_proto::v1::{
     TopologyState,
 };
 use egret_state_manager::{MasterWatch, StateManager, StateManagerError};
+use egret_transport::Endpoint;
 
 /// Bounds every wait on a watch.
 pub const WATCH_WAIT: Duration = Duration::from_secs(10);
@@ -51,8 +51,15 @@ pub fn physical_plan(id: &str) -> PhysicalPlan {
     }
 }
 
-pub fn addr(port: u16) -> SocketAddr {
-    SocketAddr::from(([127, 0, 0, 1], port))
+pub fn addr(port: u16) -> Endpoint {
+    std::net::SocketAddr::from(([127, 0, 0, 1], port)).into()
+}
+
+/// A location by host name, as a Kubernetes pod advertises it.
+pub fn named(port: u16) -> Endpoint {
+    format!("egret-master-0.wc.egret.test:{port}")
+        .parse()
+        .expect("a valid host name")
 }
 
 /// Every object: absent, put, read back, replaced, deleted (twice).
@@ -139,7 +146,7 @@ pub async fn bad_names_are_refused(sm: &impl StateManager) {
 pub async fn register_master_is_exclusive(sm: &impl StateManager, other: &impl StateManager) {
     assert_eq!(sm.master_location("ex").await.unwrap(), None);
     let first = sm.register_master("ex", addr(7001)).await.unwrap();
-    assert_eq!(first.location(), addr(7001));
+    assert_eq!(first.location(), &addr(7001));
     assert_eq!(first.topology(), "ex");
     assert_eq!(sm.master_location("ex").await.unwrap(), Some(addr(7001)));
     assert_eq!(other.master_location("ex").await.unwrap(), Some(addr(7001)));
@@ -169,7 +176,7 @@ pub async fn register_master_is_exclusive(sm: &impl StateManager, other: &impl S
 }
 
 /// Waits (bounded) for the watch's next value.
-pub async fn next(watch: &mut MasterWatch) -> Option<SocketAddr> {
+pub async fn next(watch: &mut MasterWatch) -> Option<Endpoint> {
     tokio::time::timeout(WATCH_WAIT, watch.changed())
         .await
         .expect("the watch yielded nothing within 10 s")
@@ -195,6 +202,16 @@ pub async fn watch_follows_a_takeover(sm: &impl StateManager, other: &impl State
     let late = other.watch_master("tw").await.unwrap();
     assert_eq!(late.current().unwrap(), Some(addr(7102)));
     second.release().await.unwrap();
+    assert_eq!(next(&mut watch).await, None);
+
+    // A master advertised by host name is stored and followed as the name.
+    let third = sm.register_master("tw", named(7103)).await.unwrap();
+    assert_eq!(next(&mut watch).await, Some(named(7103)));
+    assert_eq!(
+        other.master_location("tw").await.unwrap(),
+        Some(named(7103))
+    );
+    third.release().await.unwrap();
 }
 
 /// A package goes back and forth byte for byte, is replaced whole (also by a
