@@ -68,7 +68,11 @@ fn streams_word_count_counts_exactly() {
     let failed = complete_lines(&cluster.out_dir().join("streams-failed.txt"));
     cluster.kill_and_check_clean(&name).expect("kill");
     let (counts, acked_lines) = lines;
-    assert_eq!(summed(&counts), expected, "the words' counts over all windows");
+    assert_eq!(
+        summed(&counts),
+        expected,
+        "the words' counts over all windows"
+    );
     assert_eq!(acked_lines.len(), TOTAL, "acks (one per sentence)");
     let acked: BTreeSet<u64> = acked_lines
         .iter()
