@@ -1,0 +1,1 @@
+//! Kafka placeholder (filled in below).

@@ -1,0 +1,1 @@
+//! PostgreSQL placeholder (filled in below).
