@@ -15,8 +15,10 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use egret_e2e::connectors::submit;
+use egret_e2e::connectors::{expected_counts, submit};
 use egret_e2e::servers::kafka::KafkaBroker;
+use egret_e2e::servers::postgres::{PostgresServer, USER};
+use egret_e2e::servers::redis::RedisServer;
 use egret_e2e::{Cluster, instance_processes, role_processes, wait_until};
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
@@ -62,6 +64,9 @@ fn end_total(broker: &KafkaBroker, topic: &str) -> i64 {
         .unwrap_or(-1)
 }
 
+/// (partition, committed offset, end offset) of the input topic.
+type Committed = Vec<(u32, i64, i64)>;
+
 /// Waits until the output has every record, the spout's commits reach the
 /// input's ends and the topology is quiescent; returns (count per sequence
 /// number, committed offsets).
@@ -70,7 +75,7 @@ fn drain(
     broker: &KafkaBroker,
     name: &str,
     timeout: Duration,
-) -> (BTreeMap<u64, u64>, Vec<(u32, i64, i64)>) {
+) -> (BTreeMap<u64, u64>, Committed) {
     let target = i64::try_from(RECORDS).expect("records");
     wait_until(
         "every record in the output topic",
@@ -218,5 +223,109 @@ fn kafka_to_kafka_at_least_once_under_10_kill_9() {
         "with 10 kill -9 ({faults:?}): {RECORDS} records in, {} out, {duplicates} duplicates; committed {committed:?}",
         seen.values().sum::<u64>()
     );
+    cluster.kill_and_check_clean(&name).expect("kill");
+}
+
+/// Kafka to Redis and Kafka to PostgreSQL: `KafkaSpout` feeds storm-redis's
+/// `RedisStoreBolt` word counts (exact in Redis) and storm-jdbc's
+/// `JdbcInsertBolt` (one row per record, exact per key with SQL), one
+/// topology after the other on the same topic, each with its own group.
+#[test]
+fn kafka_to_redis_and_kafka_to_postgresql_exact() {
+    let (total, keys) = (10_000u64, 11u64);
+    let broker = KafkaBroker::start().expect("kafka");
+    broker
+        .tool("create", &["words", PARTITIONS])
+        .expect("create");
+    broker
+        .tool("produce", &["words", "0", &total.to_string()])
+        .expect("produce");
+    let redis = RedisServer::start().expect("redis");
+    let pg = PostgresServer::start().expect("postgres");
+    pg.psql("CREATE TABLE records (rkey text NOT NULL, seq bigint NOT NULL)")
+        .expect("create table");
+    let want: BTreeMap<String, u64> = expected_counts(total, keys)
+        .into_iter()
+        .enumerate()
+        .map(|(k, n)| (format!("{k}"), n))
+        .collect();
+    let source = |group: &str| {
+        vec![
+            "source=kafka".to_owned(),
+            format!("kafka.bootstrap={}", broker.bootstrap()),
+            "kafka.topic=words".to_owned(),
+            format!("kafka.group={group}"),
+            format!("total={total}"),
+            format!("keys={keys}"),
+        ]
+    };
+
+    let cluster = Cluster::new("kafka-redis-jdbc").expect("cluster");
+    let name = cluster.topology_name();
+    let mut args = source("to-redis");
+    args.extend([
+        "redis.host=127.0.0.1".to_owned(),
+        format!("redis.port={}", redis.port()),
+    ]);
+    submit(&cluster, "RedisWordCountTopology", &name, &args, &[]).expect("submit redis");
+    let counts = || -> BTreeMap<String, u64> {
+        redis
+            .client()
+            .and_then(|mut c| c.hgetall("egret:wordcount"))
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(w, n)| (w.trim_start_matches('w').to_owned(), n.parse().unwrap_or(0)))
+            .collect()
+    };
+    wait_until(
+        "every word counted in Redis",
+        Duration::from_secs(180),
+        || (counts().values().sum::<u64>() >= total).then_some(()),
+        || format!("{:?}\n{}", counts(), cluster.describe_logs(20)),
+    )
+    .expect("counted");
+    let seen = cluster
+        .wait_quiescent(&name, Duration::from_secs(60), counts)
+        .expect("quiescent");
+    eprintln!("Kafka to Redis: {seen:?}");
+    assert_eq!(seen, want, "word counts in Redis");
+    cluster.kill(&name).expect("kill redis topology");
+
+    let name = cluster.topology_name();
+    let mut args = source("to-postgresql");
+    args.extend([
+        format!("jdbc.url={}", pg.jdbc_url()),
+        format!("jdbc.user={USER}"),
+    ]);
+    submit(&cluster, "JdbcInsertTopology", &name, &args, &[]).expect("submit jdbc");
+    let rows = || -> BTreeMap<String, u64> {
+        pg.psql("SELECT rkey, count(*) FROM records GROUP BY rkey")
+            .unwrap_or_default()
+            .into_iter()
+            .map(|r| {
+                (
+                    r[0].trim_start_matches('k').to_owned(),
+                    r[1].parse().unwrap_or(0),
+                )
+            })
+            .collect()
+    };
+    wait_until(
+        "every record's row in PostgreSQL",
+        Duration::from_secs(180),
+        || (rows().values().sum::<u64>() >= total).then_some(()),
+        || format!("{:?}\n{}", rows(), cluster.describe_logs(20)),
+    )
+    .expect("rows");
+    let seen = cluster
+        .wait_quiescent(&name, Duration::from_secs(60), rows)
+        .expect("quiescent");
+    eprintln!("Kafka to PostgreSQL: {seen:?}");
+    assert_eq!(seen, want, "rows per key in PostgreSQL");
+    let distinct = pg
+        .psql("SELECT count(DISTINCT seq) FROM records")
+        .expect("distinct")[0][0]
+        .clone();
+    assert_eq!(distinct, total.to_string());
     cluster.kill_and_check_clean(&name).expect("kill");
 }
