@@ -115,6 +115,16 @@ pub fn heap_mb(memory_load_mb: f64, default_heap_mb: i64) -> i64 {
     asked.max(MIN_HEAP_MB)
 }
 
+/// The CPU an instance of a component declaring `cpu_load` (percent of a
+/// core) is limited to: 0 (none) unless it is a positive number.
+pub fn cpu_percent(cpu_load: f64) -> f64 {
+    if cpu_load.is_finite() && cpu_load > 0.0 {
+        cpu_load
+    } else {
+        0.0
+    }
+}
+
 /// Computes the packing plan of a topology.
 pub fn pack(topology: &Topology, options: &PackingOptions) -> Result<PackingPlan, PackingError> {
     if topology.components.is_empty() {
@@ -145,6 +155,7 @@ pub fn pack(topology: &Topology, options: &PackingOptions) -> Result<PackingPlan
                 executor_index: index as i32,
                 task_ids,
                 heap_mb: heap,
+                cpu_percent: cpu_percent(component.cpu_load),
             });
         }
     }
@@ -303,6 +314,10 @@ mod tests {
         assert_eq!(heap_mb(512.0, 128), 512);
         assert_eq!(heap_mb(200.5, 128), 201);
         assert_eq!(heap_mb(10.0, 128), MIN_HEAP_MB);
+        assert_eq!(cpu_percent(50.0), 50.0);
+        assert_eq!(cpu_percent(0.0), 0.0);
+        assert_eq!(cpu_percent(-3.0), 0.0);
+        assert_eq!(cpu_percent(f64::NAN), 0.0);
         assert_eq!(heap_mb(0.0, 32), MIN_HEAP_MB);
         assert_eq!(heap_mb(f64::NAN, 256), 256);
         let mut c = component("a", 1, 1);
