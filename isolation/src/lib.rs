@@ -191,6 +191,28 @@ impl Cgroups {
     }
 }
 
+/// The directory of process `pid`'s cgroup in the v1 hierarchy of
+/// `controller` (`memory`, `cpu`, `cpuacct`), from `/proc/self/mountinfo`
+/// and `/proc/<pid>/cgroup`: where an instance's limits and counters are.
+pub fn controller_dir_of(pid: u32, controller: &str) -> Result<PathBuf, IsolationError> {
+    let mountinfo_path = Path::new("/proc/self/mountinfo");
+    let mountinfo = fs::read_to_string(mountinfo_path).map_err(io_err("read", mountinfo_path))?;
+    let cgroup_path = PathBuf::from(format!("/proc/{pid}/cgroup"));
+    let cgroup = fs::read_to_string(&cgroup_path).map_err(io_err("read", &cgroup_path))?;
+    let name = Controller::ALL
+        .into_iter()
+        .map(Controller::name)
+        .find(|n| *n == controller)
+        .ok_or(IsolationError::NoController("(unknown)"))?;
+    let (root, point) = v1_mount(&mountinfo, name).ok_or(IsolationError::NoController(name))?;
+    let own = own_path(&cgroup, name).unwrap_or("/");
+    let relative = own
+        .strip_prefix(root.as_str())
+        .unwrap_or(own)
+        .trim_start_matches('/');
+    Ok(PathBuf::from(point).join(relative))
+}
+
 fn checked(name: &str) -> Result<&str, IsolationError> {
     let ok = !name.is_empty()
         && name != "."
