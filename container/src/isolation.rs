@@ -24,6 +24,23 @@ pub const OOM_KILLS_METRIC: &str = "egret.cgroup.oom-kills";
 /// How often the usage is read.
 const USAGE_TICK: Duration = Duration::from_secs(1);
 
+/// A cgroup directory name for `id` (an instance or topology id, which may
+/// hold any character Storm allows in a component id, e.g. `$checkpointspout`):
+/// letters, digits and `-` stay, every other byte becomes `_` and its two hex
+/// digits (`_` and `.` included), so distinct ids keep distinct names and none
+/// is `.` or `..`.
+pub fn cgroup_name(id: &str) -> String {
+    let mut out = String::with_capacity(id.len());
+    for byte in id.bytes() {
+        if byte.is_ascii_alphanumeric() || byte == b'-' {
+            out.push(char::from(byte));
+        } else {
+            out.push_str(&format!("_{byte:02x}"));
+        }
+    }
+    out
+}
+
 /// The limits of `instance`.
 pub fn limits(instance: &InstancePlan, jvm_overhead_mb: u32) -> Limits {
     let heap = u64::try_from(instance.heap_mb.max(0)).unwrap_or(0);
@@ -54,7 +71,7 @@ impl Isolated {
         if mode == Isolation::None {
             return Ok(None);
         }
-        let parent = format!("egret-{topology_id}-c{index}");
+        let parent = format!("egret-{}-c{index}", cgroup_name(topology_id));
         let opened = Cgroups::detect().and_then(|cgroups| {
             cgroups.prepare(&parent)?;
             Ok(cgroups)
@@ -80,7 +97,7 @@ impl Isolated {
         let limits = limits(instance, self.jvm_overhead_mb);
         let group = self
             .cgroups
-            .create(&self.parent, &instance.instance_id, &limits)
+            .create(&self.parent, &cgroup_name(&instance.instance_id), &limits)
             .map_err(ContainerError::Isolation)?;
         tracing::info!(instance = %instance.instance_id, memory_mb = limits.memory_mb, cpu_cores = ?limits.cpu_cores, cgroup = ?group.memory_dir(), "Instance isolated.");
         let files = group.procs_files();
@@ -142,6 +159,16 @@ impl Isolated {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn any_id_gets_a_distinct_safe_cgroup_name() {
+        assert_eq!(cgroup_name("split-0"), "split-0");
+        assert_eq!(cgroup_name("$checkpointspout-0"), "_24checkpointspout-0");
+        assert_eq!(cgroup_name("a_b"), "a_5fb");
+        assert_ne!(cgroup_name("a_24"), cgroup_name("a$"));
+        assert_eq!(cgroup_name(".."), "_2e_2e");
+        assert_eq!(cgroup_name("wc-1-1764"), "wc-1-1764");
+    }
 
     #[test]
     fn memory_is_heap_plus_overhead_and_cpu_only_when_declared() {

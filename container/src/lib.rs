@@ -50,7 +50,7 @@ pub enum ContainerError {
     },
     #[error("cannot wait for signals: {0}")]
     Signals(#[source] std::io::Error),
-    #[error("egret.isolation is cgroups, but: {0}")]
+    #[error("cannot isolate the instances (egret.isolation): {0}")]
     Isolation(#[source] egret_isolation::IsolationError),
 }
 
