@@ -36,6 +36,7 @@ use tempfile::TempDir;
 
 pub mod hosts;
 pub mod jars;
+pub mod kube;
 pub mod sequence;
 pub mod word_count;
 
