@@ -211,9 +211,11 @@ pub struct Pki {
     /// The admin client certificate (user [`ADMIN_USER`], group [`ADMIN_GROUP`]).
     pub admin_cert: PathBuf,
     pub admin_key: PathBuf,
-    /// The service-account token signing key (ECDSA P-256, PKCS#8); its
-    /// public half is read from it by the server too.
+    /// The service-account token signing key (ECDSA P-256, PKCS#8).
     pub service_account_key: PathBuf,
+    /// Its public half (SubjectPublicKeyInfo), which verifies tokens: the
+    /// server reads no public key from a PKCS#8 private key file.
+    pub service_account_public_key: PathBuf,
 }
 
 fn name(common_name: &str, organization: Option<&str>) -> DistinguishedName {
@@ -303,9 +305,7 @@ impl Pki {
             name(ADMIN_USER, Some(ADMIN_GROUP)),
             ExtendedKeyUsagePurpose::ClientAuth,
         )?;
-        let sa_key = KeyPair::generate()
-            .map_err(fail("service-account key"))?
-            .serialize_pem();
+        let sa_key = KeyPair::generate().map_err(fail("service-account key"))?;
 
         let pki = Self {
             ca_cert: dir.join("ca.crt"),
@@ -314,13 +314,15 @@ impl Pki {
             admin_cert: dir.join("admin.crt"),
             admin_key: dir.join("admin.key"),
             service_account_key: dir.join("service-account.key"),
+            service_account_public_key: dir.join("service-account.pub"),
         };
         write_private(&pki.ca_cert, &ca_pem)?;
         write_private(&pki.serving_cert, &serving_pem)?;
         write_private(&pki.serving_key, &serving_key_pem)?;
         write_private(&pki.admin_cert, &admin_pem)?;
         write_private(&pki.admin_key, &admin_key_pem)?;
-        write_private(&pki.service_account_key, &sa_key)?;
+        write_private(&pki.service_account_key, &sa_key.serialize_pem())?;
+        write_private(&pki.service_account_public_key, &sa_key.public_key_pem())?;
         Ok(pki)
     }
 
@@ -415,13 +417,12 @@ impl Server {
         deadline: Instant,
         mut probe: impl FnMut() -> std::result::Result<(), String>,
     ) -> Result<()> {
-        let mut last = String::from("nothing yet");
         loop {
             self.check_running()?;
-            match probe() {
+            let last = match probe() {
                 Ok(()) => return Ok(()),
-                Err(seen) => last = seen,
-            }
+                Err(seen) => seen,
+            };
             if Instant::now() >= deadline {
                 return Err(KubeError::NotReady {
                     server: self.name,
@@ -488,8 +489,10 @@ impl<T: Read + Write> ReadWrite for T {}
 const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
 
 fn connect(port: u16) -> io::Result<TcpStream> {
-    let stream =
-        TcpStream::connect_timeout(&SocketAddr::from((Ipv4Addr::LOCALHOST, port)), PROBE_TIMEOUT)?;
+    let stream = TcpStream::connect_timeout(
+        &SocketAddr::from((Ipv4Addr::LOCALHOST, port)),
+        PROBE_TIMEOUT,
+    )?;
     stream.set_read_timeout(Some(PROBE_TIMEOUT))?;
     stream.set_write_timeout(Some(PROBE_TIMEOUT))?;
     Ok(stream)
@@ -627,7 +630,7 @@ impl ControlPlane {
             format!("--client-ca-file={}", path(&pki.ca_cert)),
             format!(
                 "--service-account-key-file={}",
-                path(&pki.service_account_key)
+                path(&pki.service_account_public_key)
             ),
             format!(
                 "--service-account-signing-key-file={}",
@@ -635,6 +638,9 @@ impl ControlPlane {
             ),
             "--service-account-issuer=https://kubernetes.default.svc.cluster.local".to_owned(),
             format!("--service-cluster-ip-range={SERVICE_CIDR}"),
+            // The reconciler of the `kubernetes` Service's endpoints refuses a
+            // loopback address (and nothing here reaches the Service anyway).
+            "--endpoint-reconciler-type=none".to_owned(),
             "--authorization-mode=RBAC".to_owned(),
             "--disable-admission-plugins=ServiceAccount".to_owned(),
             "--allow-privileged=true".to_owned(),
@@ -782,8 +788,13 @@ mod tests {
             &pki.admin_cert,
             &pki.admin_key,
             &pki.service_account_key,
+            &pki.service_account_public_key,
         ] {
-            assert_eq!(fs::metadata(path).unwrap().mode() & 0o777, 0o600, "{path:?}");
+            assert_eq!(
+                fs::metadata(path).unwrap().mode() & 0o777,
+                0o600,
+                "{path:?}"
+            );
         }
         let key = fs::read_to_string(&pki.service_account_key).unwrap();
         assert!(key.starts_with("-----BEGIN PRIVATE KEY-----"), "{key}");
@@ -801,7 +812,10 @@ mod tests {
             script: PathBuf::from(BUILD_SCRIPT),
         };
         let text = err.to_string();
-        assert!(text.contains(BUILD_SCRIPT) && text.contains(BIN_DIR_ENV), "{text}");
+        assert!(
+            text.contains(BUILD_SCRIPT) && text.contains(BIN_DIR_ENV),
+            "{text}"
+        );
     }
 
     #[test]
@@ -839,8 +853,10 @@ mod tests {
             let (mut s, _) = listener.accept().unwrap();
             let mut buf = [0u8; 1024];
             let _ = s.read(&mut buf).unwrap();
-            s.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 25\r\n\r\n{\"health\":\"true\",\"x\":\"\"}")
-                .unwrap();
+            s.write_all(
+                b"HTTP/1.1 200 OK\r\nContent-Length: 25\r\n\r\n{\"health\":\"true\",\"x\":\"\"}",
+            )
+            .unwrap();
         });
         assert_eq!(etcd_healthy(port), Ok(()));
         server.join().unwrap();

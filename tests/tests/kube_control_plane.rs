@@ -66,7 +66,7 @@ fn headless_service() -> Service {
 fn stateful_set(replicas: i32) -> StatefulSet {
     StatefulSet {
         metadata: meta(TOPOLOGY),
-        spec: Some(StatefulSetSpec {
+        spec: StatefulSetSpec {
             replicas: Some(replicas),
             service_name: Some(TOPOLOGY.to_owned()),
             selector: LabelSelector {
@@ -89,7 +89,7 @@ fn stateful_set(replicas: i32) -> StatefulSet {
                 }),
             },
             ..StatefulSetSpec::default()
-        }),
+        },
         ..StatefulSet::default()
     }
 }
@@ -198,7 +198,7 @@ async fn run(plane: &ControlPlane) {
     assert_eq!((port.port, port.protocol.as_deref()), (6000, Some("TCP")));
 
     let set = sets.get(TOPOLOGY).await.expect("get the StatefulSet");
-    let spec = set.spec.as_ref().expect("a StatefulSet has a spec");
+    let spec = &set.spec;
     assert_eq!(spec.replicas, Some(3));
     assert_eq!(spec.service_name.as_deref(), Some(TOPOLOGY));
     assert_eq!(spec.pod_management_policy.as_deref(), Some("OrderedReady"));
@@ -211,15 +211,19 @@ async fn run(plane: &ControlPlane) {
     );
     // No controller: nobody made pods or wrote a status beyond the empty one.
     assert_eq!(set.status.as_ref().map_or(0, |s| s.replicas), 0);
-    assert!(pods.list(&Default::default()).await.unwrap().items.is_empty());
+    assert!(
+        pods.list(&Default::default())
+            .await
+            .unwrap()
+            .items
+            .is_empty()
+    );
 
     // Validation is the API server's: a StatefulSet whose selector does not
     // match its template is refused with 422.
     let mut bad = stateful_set(1);
     bad.metadata.name = Some("bad".to_owned());
-    if let Some(spec) = bad.spec.as_mut() {
-        spec.selector.match_labels = Some(BTreeMap::from([("other".to_owned(), "x".to_owned())]));
-    }
+    bad.spec.selector.match_labels = Some(BTreeMap::from([("other".to_owned(), "x".to_owned())]));
     match sets.create(&pp, &bad).await {
         Err(kube::Error::Api(s)) => assert_eq!(s.code, 422, "{s:?}"),
         other => panic!("a mismatched selector was not refused: {other:?}"),
@@ -236,7 +240,7 @@ async fn run(plane: &ControlPlane) {
         .expect("scale the StatefulSet");
     assert_eq!(scale.spec.and_then(|s| s.replicas), Some(4));
     let set = sets.get(TOPOLOGY).await.unwrap();
-    assert_eq!(set.spec.and_then(|s| s.replicas), Some(4));
+    assert_eq!(set.spec.replicas, Some(4));
     assert!(set.metadata.generation >= Some(2), "{:?}", set.metadata);
 
     // Delete the namespace: the API server marks it Terminating and refuses
@@ -262,16 +266,27 @@ async fn run(plane: &ControlPlane) {
     }
     // ...but its objects stay until the namespace controller deletes them,
     // and none runs here: they are all still readable.
-    config_maps.get(TOPOLOGY).await.expect("the ConfigMap stays");
+    config_maps
+        .get(TOPOLOGY)
+        .await
+        .expect("the ConfigMap stays");
     sets.get(TOPOLOGY).await.expect("the StatefulSet stays");
 
     // So do here what that controller does: delete every object (background
     // propagation: foreground would wait for the garbage collector, which is
     // a controller too), see each one gone, then clear the finalizer.
     let dp = DeleteParams::background();
-    sets.delete(TOPOLOGY, &dp).await.expect("delete the StatefulSet");
-    services.delete(TOPOLOGY, &dp).await.expect("delete the Service");
-    secrets.delete(TOPOLOGY, &dp).await.expect("delete the Secret");
+    sets.delete(TOPOLOGY, &dp)
+        .await
+        .expect("delete the StatefulSet");
+    services
+        .delete(TOPOLOGY, &dp)
+        .await
+        .expect("delete the Service");
+    secrets
+        .delete(TOPOLOGY, &dp)
+        .await
+        .expect("delete the Secret");
     config_maps
         .delete(TOPOLOGY, &dp)
         .await
@@ -280,14 +295,21 @@ async fn run(plane: &ControlPlane) {
     assert!(is_not_found(&services.get(TOPOLOGY).await.unwrap_err()));
     assert!(is_not_found(&secrets.get(TOPOLOGY).await.unwrap_err()));
     assert!(is_not_found(&config_maps.get(TOPOLOGY).await.unwrap_err()));
-    assert!(config_maps.list(&Default::default()).await.unwrap().items.is_empty());
+    assert!(
+        config_maps
+            .list(&Default::default())
+            .await
+            .unwrap()
+            .items
+            .is_empty()
+    );
 
     let mut ns = namespaces.get(NAMESPACE).await.unwrap();
     if let Some(spec) = ns.spec.as_mut() {
         spec.finalizers = Some(Vec::new());
     }
     namespaces
-        .replace_subresource("finalize", NAMESPACE, &pp, serde_json::to_vec(&ns).unwrap())
+        .replace_subresource("finalize", NAMESPACE, &pp, &ns)
         .await
         .expect("finalize the namespace");
     // With its last finalizer gone, the API server removes it at once.
