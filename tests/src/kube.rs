@@ -362,7 +362,8 @@ impl Pki {
     }
 }
 
-/// A running server: its process and its log file.
+/// A running server: its process and its log file. Dropping it SIGKILLs and
+/// reaps the process.
 struct Server {
     name: &'static str,
     child: Child,
@@ -435,8 +436,10 @@ impl Server {
             thread::sleep(Duration::from_millis(200));
         }
     }
+}
 
-    fn kill(&mut self) {
+impl Drop for Server {
+    fn drop(&mut self) {
         // Already exited is fine: errors are ignored, the wait reaps it.
         let _ = self.child.kill();
         let _ = self.child.wait();
@@ -559,7 +562,8 @@ fn remove_leftovers(temp: &Path) {
 
 /// etcd and kube-apiserver, running until this value is dropped.
 pub struct ControlPlane {
-    // Field order is drop order after `Drop::drop`: the directory goes last.
+    // Field order is drop order after `Drop::drop`: kube-apiserver is killed
+    // first, then etcd; the directory goes last.
     apiserver: Server,
     etcd: Server,
     url: String,
@@ -613,11 +617,9 @@ impl ControlPlane {
         ];
         drop(client_hold);
         drop(peer_hold);
+        // From here on an early return drops (kills) what was started.
         let mut etcd = Server::spawn("etcd", &etcd_bin, &etcd_args, root.join("etcd.log"))?;
-        if let Err(e) = etcd.wait_ready(started, deadline, || etcd_healthy(client_port)) {
-            etcd.kill();
-            return Err(e);
-        }
+        etcd.wait_ready(started, deadline, || etcd_healthy(client_port))?;
 
         let apiserver_args = vec![
             format!("--etcd-servers={client_url}"),
@@ -647,32 +649,20 @@ impl ControlPlane {
             "--profiling=false".to_owned(),
         ];
         drop(secure_hold);
-        let mut apiserver = match Server::spawn(
+        let mut apiserver = Server::spawn(
             "kube-apiserver",
             &apiserver_bin,
             &apiserver_args,
             root.join("kube-apiserver.log"),
-        ) {
-            Ok(s) => s,
-            Err(e) => {
-                etcd.kill();
-                return Err(e);
+        )?;
+        let tls = Arc::new(pki.admin_tls()?);
+        apiserver.wait_ready(started, deadline, || {
+            // etcd dying makes the API server unready, not gone: say so.
+            if let Err(KubeError::Exited { status, tail, .. }) = etcd.check_running() {
+                return Err(format!("etcd exited ({status}):\n{tail}"));
             }
-        };
-        let ready = pki.admin_tls().map(Arc::new).and_then(|tls| {
-            apiserver.wait_ready(started, deadline, || {
-                // etcd dying makes the API server unready, not gone: say so.
-                if let Err(KubeError::Exited { status, tail, .. }) = etcd.check_running() {
-                    return Err(format!("etcd exited ({status}):\n{tail}"));
-                }
-                apiserver_ready(secure_port, &tls)
-            })
-        });
-        if let Err(e) = ready {
-            apiserver.kill();
-            etcd.kill();
-            return Err(e);
-        }
+            apiserver_ready(secure_port, &tls)
+        })?;
 
         let url = format!("https://127.0.0.1:{secure_port}");
         let kubeconfig = root.join("kubeconfig");
@@ -767,8 +757,6 @@ impl Drop for ControlPlane {
                 self.etcd.tail()
             );
         }
-        self.apiserver.kill();
-        self.etcd.kill();
     }
 }
 
@@ -843,6 +831,58 @@ mod tests {
         remove_leftovers(temp.path());
         assert!(!dead.exists());
         assert!(live.exists() && other.exists());
+    }
+
+    #[test]
+    fn a_server_that_exits_or_never_gets_ready_fails_with_its_log() {
+        let dir = tempfile::tempdir().unwrap();
+        let sh = Path::new("/bin/sh");
+        let args = |script: &str| vec!["-c".to_owned(), script.to_owned()];
+        let start = Instant::now();
+        let mut server = Server::spawn(
+            "quitter",
+            sh,
+            &args("echo cannot start: boom >&2; exit 3"),
+            dir.path().join("quitter.log"),
+        )
+        .unwrap();
+        let err = server
+            .wait_ready(start, start + Duration::from_secs(30), || {
+                Err("not yet".into())
+            })
+            .unwrap_err();
+        assert!(matches!(err, KubeError::Exited { .. }), "{err}");
+        let text = err.to_string();
+        assert!(
+            text.contains("exit status: 3") && text.contains("boom"),
+            "{text}"
+        );
+
+        let mut server = Server::spawn(
+            "sleeper",
+            sh,
+            &args("echo starting; exec sleep 30"),
+            dir.path().join("sleeper.log"),
+        )
+        .unwrap();
+        let pid = server.child.id();
+        let start = Instant::now();
+        let err = server
+            .wait_ready(start, start + Duration::from_millis(500), || {
+                Err("503 not ready".into())
+            })
+            .unwrap_err();
+        assert!(start.elapsed() < Duration::from_secs(10));
+        let text = err.to_string();
+        assert!(matches!(err, KubeError::NotReady { .. }), "{text}");
+        assert!(
+            text.contains("503 not ready") && text.contains("starting"),
+            "{text}"
+        );
+        drop(server);
+        let gone = i32::try_from(pid)
+            .is_ok_and(|p| matches!(kill(Pid::from_raw(p), None), Err(nix::errno::Errno::ESRCH)));
+        assert!(gone, "dropping a server kills and reaps it");
     }
 
     #[test]
