@@ -96,7 +96,7 @@ const LOG_TAIL: usize = 40;
 pub enum KubeError {
     #[error(
         "{binary} not found at {path}: build the test control plane with {script} (a fresh \
-         build of kube-apiserver takes 15-35 minutes on 2 cores; ./egret-dev build runs it), or \
+         build of kube-apiserver took 14-23 minutes on 2 busy cores; ./egret-dev build runs it), or \
          set {BIN_DIR_ENV} to a directory holding etcd and kube-apiserver"
     )]
     MissingBinary {
