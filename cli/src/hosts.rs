@@ -181,6 +181,7 @@ pub async fn run_container(
         env: Vec::new(),
         cwd: Some(dir.path().to_owned()),
         final_exit_code: None,
+        cgroup_procs: Vec::new(),
     });
     tracing::info!(topology = %topology.id, container = index, "Container started (restarted here when it dies).");
     let why = tokio::select! {

@@ -16,7 +16,7 @@
 //!   error, never silent defaults.
 
 use egret_proto::frame::HELLO_MAX_BYTES;
-use egret_proto::v1::{Component, Topology, TopologySettings};
+use egret_proto::v1::{Component, Isolation, Topology, TopologySettings};
 use serde_json::Value;
 
 use crate::ConfigMap;
@@ -31,6 +31,10 @@ pub const LOW_WATERMARK: &str = "egret.backpressure.low.watermark.bytes";
 pub const ACKER_EXECUTORS: &str = "topology.acker.executors";
 pub const MESSAGE_TIMEOUT_SECS: &str = "topology.message.timeout.secs";
 pub const ENABLE_MESSAGE_TIMEOUTS: &str = "topology.enable.message.timeouts";
+pub const ISOLATION: &str = "egret.isolation";
+pub const JVM_OVERHEAD_MB: &str = "egret.isolation.jvm.overhead.mb";
+/// What an instance JVM may use beyond its heap before its memory limit.
+pub const DEFAULT_JVM_OVERHEAD_MB: u32 = 256;
 
 pub const DEFAULT_FRAME_MAX_BYTES: u32 = 64 * 1024 * 1024;
 pub const DEFAULT_BATCH_SIZE: u32 = 256;
@@ -174,6 +178,17 @@ pub fn resolve(config: &ConfigMap) -> Result<TopologySettings, SettingsError> {
     let message_timeout_secs =
         positive_u32(config, MESSAGE_TIMEOUT_SECS)?.unwrap_or(DEFAULT_MESSAGE_TIMEOUT_SECS);
     let message_timeouts = boolean(config, ENABLE_MESSAGE_TIMEOUTS)?.unwrap_or(true);
+    let isolation = match config.get(ISOLATION) {
+        None | Some(Value::Null) => Isolation::Auto,
+        Some(Value::String(s)) => match s.trim() {
+            "auto" => Isolation::Auto,
+            "cgroups" => Isolation::Cgroups,
+            "none" => Isolation::None,
+            _ => return Err(bad(ISOLATION, "one of auto, cgroups, none", config)),
+        },
+        Some(_) => return Err(bad(ISOLATION, "one of auto, cgroups, none", config)),
+    };
+    let jvm_overhead_mb = positive_u32(config, JVM_OVERHEAD_MB)?.unwrap_or(DEFAULT_JVM_OVERHEAD_MB);
     Ok(TopologySettings {
         frame_max_bytes: u32::try_from(frame_max_bytes).unwrap_or(DEFAULT_FRAME_MAX_BYTES),
         batch_size,
@@ -185,6 +200,8 @@ pub fn resolve(config: &ConfigMap) -> Result<TopologySettings, SettingsError> {
         acking,
         message_timeout_secs,
         message_timeouts,
+        isolation: isolation as i32,
+        jvm_overhead_mb,
     })
 }
 
@@ -217,7 +234,7 @@ pub fn describe(s: &TopologySettings) -> String {
     format!(
         "{FRAME_MAX_BYTES}={} {BATCH_SIZE}={} {BATCH_FLUSH_MS}={} {INSTANCE_INBOUND_BYTES}={} \
          {INSTANCE_OUTBOUND_BYTES}={} {HIGH_WATERMARK}={} {LOW_WATERMARK}={} acking={} \
-         {MESSAGE_TIMEOUT_SECS}={} {ENABLE_MESSAGE_TIMEOUTS}={}",
+         {MESSAGE_TIMEOUT_SECS}={} {ENABLE_MESSAGE_TIMEOUTS}={} {ISOLATION}={} {JVM_OVERHEAD_MB}={}",
         s.frame_max_bytes,
         s.batch_size,
         s.batch_flush_ms,
@@ -228,7 +245,18 @@ pub fn describe(s: &TopologySettings) -> String {
         s.acking,
         s.message_timeout_secs,
         s.message_timeouts,
+        isolation_name(s.isolation()),
+        s.jvm_overhead_mb,
     )
+}
+
+/// The config value naming `isolation`.
+pub fn isolation_name(isolation: Isolation) -> &'static str {
+    match isolation {
+        Isolation::Auto | Isolation::Unspecified => "auto",
+        Isolation::Cgroups => "cgroups",
+        Isolation::None => "none",
+    }
 }
 
 /// Either watermark defaults from the other (low = high / 2; high = 2 × low,
@@ -351,6 +379,35 @@ mod tests {
     }
 
     #[test]
+    fn isolation_is_one_of_three_and_the_overhead_positive() {
+        let with = |key: &str, value: Value| {
+            let mut c = ConfigMap::new();
+            c.insert(key.into(), value);
+            resolve(&c)
+        };
+        let isolation = |v: &str| with(ISOLATION, json!(v)).map(|s| s.isolation());
+        assert_eq!(isolation("cgroups").unwrap(), Isolation::Cgroups);
+        assert_eq!(isolation("none").unwrap(), Isolation::None);
+        assert_eq!(isolation(" auto ").unwrap(), Isolation::Auto);
+        let err = isolation("docker").unwrap_err().to_string();
+        assert!(
+            err.contains(ISOLATION) && err.contains("auto, cgroups, none"),
+            "{err}"
+        );
+        assert!(with(ISOLATION, json!(true)).is_err());
+        assert_eq!(
+            with(JVM_OVERHEAD_MB, json!(300)).unwrap().jvm_overhead_mb,
+            300
+        );
+        assert!(with(JVM_OVERHEAD_MB, json!(0)).is_err());
+        let line = describe(&with(ISOLATION, json!("none")).unwrap());
+        assert!(
+            line.contains("egret.isolation=none egret.isolation.jvm.overhead.mb=256"),
+            "{line}"
+        );
+    }
+
+    #[test]
     fn defaults_when_nothing_is_set() {
         let s = resolve(&ConfigMap::new()).unwrap();
         assert_eq!(
@@ -366,6 +423,8 @@ mod tests {
                 acking: true,
                 message_timeout_secs: 30,
                 message_timeouts: true,
+                isolation: Isolation::Auto as i32,
+                jvm_overhead_mb: 256,
             }
         );
         let nulls: Vec<(&str, Value)> = [
@@ -417,6 +476,8 @@ mod tests {
             acking: false,
             message_timeout_secs: 11,
             message_timeouts: false,
+            isolation: Isolation::Auto as i32,
+            jvm_overhead_mb: 256,
         };
         assert_eq!(resolve(&n).unwrap(), expected);
         assert_eq!(resolve(&f).unwrap(), expected);

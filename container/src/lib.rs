@@ -13,9 +13,13 @@
 //!   role must run on a current-thread runtime on the main thread;
 //! - restarts of each child are counted (`egret.restarts`, component
 //!   `stmgr-N` or the instance id) in `DIR/metrics/container-N.json`;
+//! - each instance JVM runs in its own cgroup when the topology's
+//!   `egret.isolation` allows it ([`isolation`]; contracts.md, "Resource
+//!   isolation"), and its usage is published as `egret.cgroup.*`;
 //! - on SIGTERM or SIGINT every child is stopped and reaped, then `run` returns.
 
 pub mod cluster;
+mod isolation;
 
 use std::ffi::OsString;
 use std::future::Future;
@@ -46,6 +50,8 @@ pub enum ContainerError {
     },
     #[error("cannot wait for signals: {0}")]
     Signals(#[source] std::io::Error),
+    #[error("egret.isolation is cgroups, but: {0}")]
+    Isolation(#[source] egret_isolation::IsolationError),
 }
 
 /// How instance JVMs are launched.
@@ -184,6 +190,7 @@ pub fn instance_spec(
         cwd: Some(dir.work_dir(&instance.instance_id)),
         log_file: dir.log_file(&instance.instance_id),
         final_exit_code: None,
+        cgroup_procs: Vec::new(),
     }
 }
 
@@ -213,6 +220,7 @@ pub fn stream_manager_spec(
         // A stream manager that saw its topology KILLED exits with this code:
         // it is not restarted (the topology is ending).
         final_exit_code: Some(i32::from(egret_proto::EXIT_TOPOLOGY_KILLED)),
+        cgroup_procs: Vec::new(),
     }
 }
 
@@ -254,9 +262,11 @@ pub async fn run_until(
     let settings =
         JvmSettings::from_config(&config, &Environment::from_process(), &options.executable)?;
     let token = dir.read_token()?.to_hex();
-    let frame_max_bytes = egret_config::settings::settings_of(&topology)
-        .map_err(|e| ContainerError::Config(e.to_string()))?
-        .frame_max_bytes;
+    let resolved = egret_config::settings::settings_of(&topology)
+        .map_err(|e| ContainerError::Config(e.to_string()))?;
+    let frame_max_bytes = resolved.frame_max_bytes;
+    let isolation =
+        isolation::Isolated::open(&topology.id, options.index, resolved)?.map(std::sync::Arc::new);
 
     let mut supervisor = Supervisor::new(RestartPolicy::default());
     supervisor.spawn(stream_manager_spec(
@@ -271,7 +281,7 @@ pub async fn run_until(
             path: work.clone(),
             source,
         })?;
-        let spec = instance_spec(
+        let mut spec = instance_spec(
             &settings,
             &dir,
             options.index,
@@ -279,12 +289,18 @@ pub async fn run_until(
             &token,
             frame_max_bytes,
         );
+        if let Some(isolated) = &isolation {
+            spec.cgroup_procs = isolated.place(instance)?;
+        }
         tracing::debug!(instance = %instance.instance_id, command = %spec.display_command(), "Instance command line.");
         supervisor.spawn(spec);
     }
     let process_name = format!("container-{}", options.index);
     let metrics = supervisor.metrics().clone();
     let metrics_writer = process::spawn_metrics_writer(metrics.clone(), dir.path(), &process_name);
+    let usage_task = isolation
+        .as_ref()
+        .map(|isolated| isolated.spawn_usage_publisher(metrics.clone()));
     tracing::info!(topology = %topology.id, container = options.index, instances = container.instances.len(), "Container started its stream manager and instances.");
 
     let why = tokio::select! {
@@ -298,6 +314,13 @@ pub async fn run_until(
     );
     for summary in supervisor.stop().await {
         tracing::info!(child = %summary.name, restarts = summary.restarts, "Child stopped.");
+    }
+    if let Some(task) = usage_task {
+        task.abort();
+    }
+    if let Some(isolated) = &isolation {
+        isolated.publish_usage(&metrics);
+        isolated.remove();
     }
     metrics_writer.abort();
     process::write_metrics_now(&metrics, dir.path(), &process_name);
@@ -331,6 +354,7 @@ mod tests {
             executor_index: 1,
             task_ids: vec![3, 4],
             heap_mb: 256,
+            cpu_percent: 0.0,
         };
         let spec = instance_spec(&settings, &dir, 2, &instance, "abcd", 1_048_576);
         assert_eq!(

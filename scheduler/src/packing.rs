@@ -12,7 +12,16 @@
 //!   executors in component order, then executor order); a container that would
 //!   get no executor is not created (as Storm uses no slot it has nothing for);
 //! - heap: the component's `memory_load_mb` when > 0, else the topology default,
-//!   never below [`MIN_HEAP_MB`].
+//!   never below [`MIN_HEAP_MB`];
+//! - with first-fit-decreasing (`egret.packing.algorithm`, or a topology that
+//!   names one of Storm's resource-aware strategies in
+//!   `topology.scheduler.strategy`), executors are taken by decreasing heap
+//!   (then in component and executor order) and each goes to the first
+//!   container whose heaps leave room for it under
+//!   `topology.worker.max.heap.size.mb`, a new container being opened when none
+//!   does (`topology.workers` is not used, as Storm's resource-aware scheduler
+//!   sizes workers itself); an executor larger than a container is refused,
+//!   naming its component and both numbers.
 //!
 //! ```
 //! use egret_proto::v1::{Component, ComponentKind, Topology};
@@ -30,7 +39,7 @@
 //!     components: vec![component("count", 2, 4), component("words", 1, 1)],
 //!     ..Default::default()
 //! };
-//! let plan = pack(&topology, &PackingOptions { workers: 2, default_heap_mb: 128 }).unwrap();
+//! let plan = pack(&topology, &PackingOptions::round_robin(2, 128)).unwrap();
 //! assert_eq!(plan.containers.len(), 2);
 //! assert_eq!(plan.containers[0].instances[0].task_ids, vec![1, 2]); // count-0
 //! assert_eq!(plan.containers[1].instances[0].task_ids, vec![3, 4]); // count-1
@@ -44,10 +53,50 @@ use egret_proto::v1::{ContainerPlan, InstancePlan, PackingPlan, Topology};
 /// The smallest heap an instance JVM gets, whatever a component asks for.
 pub const MIN_HEAP_MB: i64 = 64;
 
+/// `egret.packing.algorithm`.
+pub const PACKING_ALGORITHM: &str = "egret.packing.algorithm";
+/// Storm's `Config.TOPOLOGY_SCHEDULER_STRATEGY` (`setTopologyStrategy`).
+pub const SCHEDULER_STRATEGY: &str = "topology.scheduler.strategy";
+/// Storm's `Config.TOPOLOGY_WORKER_MAX_HEAP_SIZE_MB` (`setTopologyWorkerMaxHeapSize`).
+pub const WORKER_MAX_HEAP_MB: &str = "topology.worker.max.heap.size.mb";
+/// Storm's default of `topology.worker.max.heap.size.mb`.
+pub const DEFAULT_WORKER_MAX_HEAP_MB: f64 = 768.0;
+/// storm-server's resource-aware scheduling strategies: a topology naming one
+/// is packed first-fit-decreasing.
+pub const RESOURCE_AWARE_STRATEGIES: [&str; 6] = [
+    "org.apache.storm.scheduler.resource.strategies.scheduling.DefaultResourceAwareStrategy",
+    "org.apache.storm.scheduler.resource.strategies.scheduling.DefaultResourceAwareStrategyOld",
+    "org.apache.storm.scheduler.resource.strategies.scheduling.GenericResourceAwareStrategy",
+    "org.apache.storm.scheduler.resource.strategies.scheduling.GenericResourceAwareStrategyOld",
+    "org.apache.storm.scheduler.resource.strategies.scheduling.RoundRobinResourceAwareStrategy",
+    "org.apache.storm.scheduler.resource.strategies.scheduling.ConstraintSolverStrategy",
+];
+
+/// How executors are placed in containers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Algorithm {
+    /// Dealt round-robin over `topology.workers` containers (Storm's default
+    /// scheduler's even spread).
+    RoundRobin,
+    /// By decreasing heap, into the first container with room (Heron's and
+    /// Storm's resource-aware packing).
+    FirstFitDecreasing,
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum PackingError {
     #[error("invalid topology config: {0}")]
     Config(String),
+    #[error(
+        "component '{component}' needs {heap_mb} MB of heap per executor, more than a container \
+         holds ({WORKER_MAX_HEAP_MB} = {capacity_mb} MB): lower its setMemoryLoad or raise \
+         {WORKER_MAX_HEAP_MB}"
+    )]
+    TooLarge {
+        component: String,
+        heap_mb: i64,
+        capacity_mb: i64,
+    },
     #[error("{0}")]
     Counts(String),
     #[error("the topology has no component")]
@@ -57,10 +106,88 @@ pub enum PackingError {
 /// The settings packing depends on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PackingOptions {
-    /// `topology.workers`: the number of containers (at most).
+    /// `topology.workers`: the number of containers (at most; round-robin).
     pub workers: i64,
     /// `topology.component.resources.onheap.memory.mb`.
     pub default_heap_mb: i64,
+    pub algorithm: Algorithm,
+    /// `topology.worker.max.heap.size.mb`: the heap a container holds
+    /// (first-fit-decreasing).
+    pub container_heap_mb: i64,
+}
+
+impl PackingOptions {
+    /// Round-robin over `workers` containers with `default_heap_mb` per
+    /// executor, Storm's default container capacity.
+    pub fn round_robin(workers: i64, default_heap_mb: i64) -> Self {
+        Self {
+            workers,
+            default_heap_mb,
+            algorithm: Algorithm::RoundRobin,
+            container_heap_mb: DEFAULT_WORKER_MAX_HEAP_MB as i64,
+        }
+    }
+}
+
+fn algorithm(config: &ConfigMap) -> Result<Algorithm, PackingError> {
+    use serde_json::Value;
+    match config.get(PACKING_ALGORITHM) {
+        Some(Value::String(s)) => {
+            return match s.trim() {
+                "round-robin" => Ok(Algorithm::RoundRobin),
+                "first-fit-decreasing" => Ok(Algorithm::FirstFitDecreasing),
+                other => Err(PackingError::Config(format!(
+                    "{PACKING_ALGORITHM} must be round-robin or first-fit-decreasing, found '{other}'"
+                ))),
+            };
+        }
+        None | Some(Value::Null) => {}
+        Some(other) => {
+            return Err(PackingError::Config(format!(
+                "{PACKING_ALGORITHM} must be round-robin or first-fit-decreasing, found {other}"
+            )));
+        }
+    }
+    match config.get(SCHEDULER_STRATEGY) {
+        Some(Value::String(s)) if RESOURCE_AWARE_STRATEGIES.contains(&s.trim()) => {
+            Ok(Algorithm::FirstFitDecreasing)
+        }
+        Some(Value::String(s)) => Err(PackingError::Config(format!(
+            "{SCHEDULER_STRATEGY} names '{s}', which is not one of storm-server's resource-aware \
+             strategies ({})",
+            RESOURCE_AWARE_STRATEGIES
+                .iter()
+                .map(|c| c.rsplit('.').next().unwrap_or(c))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+        None | Some(Value::Null) => Ok(Algorithm::RoundRobin),
+        Some(other) => Err(PackingError::Config(format!(
+            "{SCHEDULER_STRATEGY} must be a class name, found {other}"
+        ))),
+    }
+}
+
+fn container_heap_mb(config: &ConfigMap) -> Result<i64, PackingError> {
+    use serde_json::Value;
+    let bad = |v: &Value| {
+        PackingError::Config(format!(
+            "{WORKER_MAX_HEAP_MB} must be a positive number of MB, found {v}"
+        ))
+    };
+    match config.get(WORKER_MAX_HEAP_MB) {
+        None | Some(Value::Null) => Ok(DEFAULT_WORKER_MAX_HEAP_MB as i64),
+        Some(v) => {
+            let mb = match v {
+                Value::Number(n) => n.as_f64(),
+                Value::String(s) => s.trim().parse::<f64>().ok(),
+                _ => None,
+            }
+            .filter(|f| f.is_finite() && *f >= 1.0)
+            .ok_or_else(|| bad(v))?;
+            Ok(mb.floor() as i64)
+        }
+    }
 }
 
 impl PackingOptions {
@@ -81,6 +208,8 @@ impl PackingOptions {
         Ok(Self {
             workers,
             default_heap_mb,
+            algorithm: algorithm(config)?,
+            container_heap_mb: container_heap_mb(config)?,
         })
     }
 }
@@ -115,6 +244,16 @@ pub fn heap_mb(memory_load_mb: f64, default_heap_mb: i64) -> i64 {
     asked.max(MIN_HEAP_MB)
 }
 
+/// The CPU an instance of a component declaring `cpu_load` (percent of a
+/// core) is limited to: 0 (none) unless it is a positive number.
+pub fn cpu_percent(cpu_load: f64) -> f64 {
+    if cpu_load.is_finite() && cpu_load > 0.0 {
+        cpu_load
+    } else {
+        0.0
+    }
+}
+
 /// Computes the packing plan of a topology.
 pub fn pack(topology: &Topology, options: &PackingOptions) -> Result<PackingPlan, PackingError> {
     if topology.components.is_empty() {
@@ -145,10 +284,14 @@ pub fn pack(topology: &Topology, options: &PackingOptions) -> Result<PackingPlan
                 executor_index: index as i32,
                 task_ids,
                 heap_mb: heap,
+                cpu_percent: cpu_percent(component.cpu_load),
             });
         }
     }
 
+    if options.algorithm == Algorithm::FirstFitDecreasing {
+        return first_fit_decreasing(topology, executors, options.container_heap_mb);
+    }
     let workers = usize::try_from(options.workers.max(1))
         .unwrap_or(usize::MAX)
         .min(executors.len().max(1));
@@ -161,6 +304,53 @@ pub fn pack(topology: &Topology, options: &PackingOptions) -> Result<PackingPlan
     for (k, executor) in executors.into_iter().enumerate() {
         containers[k % workers].instances.push(executor);
     }
+    Ok(PackingPlan {
+        topology_id: topology.id.clone(),
+        containers,
+    })
+}
+
+/// First-fit-decreasing by heap into containers of `capacity_mb` (see the
+/// module's invariants). Each container lists its instances in component and
+/// executor order.
+fn first_fit_decreasing(
+    topology: &Topology,
+    executors: Vec<InstancePlan>,
+    capacity_mb: i64,
+) -> Result<PackingPlan, PackingError> {
+    if let Some(big) = executors.iter().find(|e| e.heap_mb > capacity_mb) {
+        return Err(PackingError::TooLarge {
+            component: big.component.clone(),
+            heap_mb: big.heap_mb,
+            capacity_mb,
+        });
+    }
+    // `executors` is in component and executor order: a stable sort by
+    // decreasing heap keeps that order among equals.
+    let mut order: Vec<(usize, InstancePlan)> = executors.into_iter().enumerate().collect();
+    order.sort_by_key(|(_, e)| std::cmp::Reverse(e.heap_mb));
+    let mut bins: Vec<(i64, Vec<(usize, InstancePlan)>)> = Vec::new();
+    for (rank, executor) in order {
+        let heap = executor.heap_mb;
+        match bins.iter_mut().find(|(used, _)| used + heap <= capacity_mb) {
+            Some((used, members)) => {
+                *used += heap;
+                members.push((rank, executor));
+            }
+            None => bins.push((heap, vec![(rank, executor)])),
+        }
+    }
+    let containers = bins
+        .into_iter()
+        .enumerate()
+        .map(|(i, (_, mut members))| {
+            members.sort_by_key(|(rank, _)| *rank);
+            ContainerPlan {
+                index: i as i32 + 1,
+                instances: members.into_iter().map(|(_, e)| e).collect(),
+            }
+        })
+        .collect();
     Ok(PackingPlan {
         topology_id: topology.id.clone(),
         containers,
@@ -189,10 +379,7 @@ mod tests {
     }
 
     fn opts(workers: i64) -> PackingOptions {
-        PackingOptions {
-            workers,
-            default_heap_mb: 128,
-        }
+        PackingOptions::round_robin(workers, 128)
     }
 
     type Layout = Vec<(i32, Vec<(String, Vec<i32>)>)>;
@@ -303,6 +490,10 @@ mod tests {
         assert_eq!(heap_mb(512.0, 128), 512);
         assert_eq!(heap_mb(200.5, 128), 201);
         assert_eq!(heap_mb(10.0, 128), MIN_HEAP_MB);
+        assert_eq!(cpu_percent(50.0), 50.0);
+        assert_eq!(cpu_percent(0.0), 0.0);
+        assert_eq!(cpu_percent(-3.0), 0.0);
+        assert_eq!(cpu_percent(f64::NAN), 0.0);
         assert_eq!(heap_mb(0.0, 32), MIN_HEAP_MB);
         assert_eq!(heap_mb(f64::NAN, 256), 256);
         let mut c = component("a", 1, 1);
@@ -311,14 +502,7 @@ mod tests {
             components: vec![c, component("b", 1, 1)],
             ..Default::default()
         };
-        let plan = pack(
-            &topology,
-            &PackingOptions {
-                workers: 1,
-                default_heap_mb: 100,
-            },
-        )
-        .unwrap();
+        let plan = pack(&topology, &PackingOptions::round_robin(1, 100)).unwrap();
         let heaps: Vec<i64> = plan.containers[0]
             .instances
             .iter()
@@ -384,5 +568,141 @@ mod tests {
                 .to_string()
                 .contains("topology.workers")
         );
+    }
+
+    fn ffd(capacity_mb: i64) -> PackingOptions {
+        PackingOptions {
+            algorithm: Algorithm::FirstFitDecreasing,
+            container_heap_mb: capacity_mb,
+            ..PackingOptions::round_robin(1, 128)
+        }
+    }
+
+    fn with_memory(id: &str, parallelism: i32, mb: f64) -> Component {
+        let mut c = component(id, parallelism, parallelism);
+        c.memory_load_mb = mb;
+        c
+    }
+
+    fn heaps(plan: &PackingPlan) -> Vec<Vec<(String, i64)>> {
+        plan.containers
+            .iter()
+            .map(|c| {
+                c.instances
+                    .iter()
+                    .map(|i| (i.instance_id.clone(), i.heap_mb))
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn first_fit_decreasing_fills_containers_by_heap_and_opens_new_ones() {
+        // big: 2 × 500, mid: 3 × 300, small: 2 × 128 (the default); 768 MB each.
+        let topology = Topology {
+            id: "t-1-1".into(),
+            components: vec![
+                with_memory("small", 2, 0.0),
+                with_memory("big", 2, 500.0),
+                with_memory("mid", 3, 300.0),
+            ],
+            ..Default::default()
+        };
+        let plan = pack(&topology, &ffd(768)).unwrap();
+        // Decreasing: big-0 (500) -> c1, big-1 -> c2, mid-0 (300) -> c3
+        // (neither has 300 left), mid-1 -> c3, mid-2 -> c4, small-0 (128) -> c1,
+        // small-1 -> c1 (500 + 128 + 128 = 756).
+        let own = |id: &str, mb: i64| (id.to_owned(), mb);
+        assert_eq!(
+            heaps(&plan),
+            vec![
+                vec![own("big-0", 500), own("small-0", 128), own("small-1", 128)],
+                vec![own("big-1", 500)],
+                vec![own("mid-0", 300), own("mid-1", 300)],
+                vec![own("mid-2", 300)],
+            ]
+        );
+        assert_eq!(
+            plan.containers.iter().map(|c| c.index).collect::<Vec<_>>(),
+            vec![1, 2, 3, 4]
+        );
+        for container in &plan.containers {
+            let used: i64 = container.instances.iter().map(|i| i.heap_mb).sum();
+            assert!(used <= 768, "container {} holds {used} MB", container.index);
+        }
+        // Task ids are Storm's whatever the placement.
+        let big0 = &plan.containers[0].instances[0];
+        assert_eq!(big0.task_ids, vec![1]);
+    }
+
+    #[test]
+    fn an_executor_larger_than_a_container_is_refused_naming_it() {
+        let topology = Topology {
+            components: vec![with_memory("fat", 1, 1024.0), component("thin", 1, 1)],
+            ..Default::default()
+        };
+        let err = pack(&topology, &ffd(768)).unwrap_err().to_string();
+        assert!(
+            err.contains("'fat'") && err.contains("1024 MB") && err.contains("= 768 MB"),
+            "{err}"
+        );
+        assert!(err.contains("topology.worker.max.heap.size.mb"), "{err}");
+        // Round-robin (Storm's default scheduler) does not size containers.
+        assert!(pack(&topology, &opts(1)).is_ok());
+    }
+
+    #[test]
+    fn the_algorithm_comes_from_egrets_key_or_a_storm_strategy() {
+        let config = |pairs: &[(&str, serde_json::Value)]| {
+            let mut map = ConfigMap::new();
+            for (k, v) in pairs {
+                map.insert((*k).to_owned(), v.clone());
+            }
+            PackingOptions::from_config(&map)
+        };
+        use serde_json::json;
+        let chosen = |pairs: &[(&str, serde_json::Value)]| config(pairs).unwrap().algorithm;
+        assert_eq!(chosen(&[]), Algorithm::RoundRobin);
+        assert_eq!(
+            chosen(&[(PACKING_ALGORITHM, json!("first-fit-decreasing"))]),
+            Algorithm::FirstFitDecreasing
+        );
+        assert_eq!(
+            chosen(&[(
+                SCHEDULER_STRATEGY,
+                json!(
+                    "org.apache.storm.scheduler.resource.strategies.scheduling.GenericResourceAwareStrategy"
+                )
+            )]),
+            Algorithm::FirstFitDecreasing
+        );
+        // Egret's own key wins.
+        assert_eq!(
+            chosen(&[
+                (PACKING_ALGORITHM, json!("round-robin")),
+                (SCHEDULER_STRATEGY, json!(RESOURCE_AWARE_STRATEGIES[0]))
+            ]),
+            Algorithm::RoundRobin
+        );
+        let err = config(&[(SCHEDULER_STRATEGY, json!("com.acme.MyStrategy"))])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("com.acme.MyStrategy") && err.contains("DefaultResourceAwareStrategy"),
+            "{err}"
+        );
+        let err = config(&[(PACKING_ALGORITHM, json!("best-fit"))])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("best-fit"), "{err}");
+        assert_eq!(
+            config(&[(WORKER_MAX_HEAP_MB, json!(1024.5))])
+                .unwrap()
+                .container_heap_mb,
+            1024
+        );
+        assert_eq!(config(&[]).unwrap().container_heap_mb, 768);
+        assert!(config(&[(WORKER_MAX_HEAP_MB, json!(0))]).is_err());
+        assert!(config(&[(WORKER_MAX_HEAP_MB, json!("lots"))]).is_err());
     }
 }

@@ -198,6 +198,7 @@ pub(crate) mod tests {
             executor_index: executor,
             task_ids: tasks.to_vec(),
             heap_mb: 64,
+            cpu_percent: 0.0,
         }
     }
 

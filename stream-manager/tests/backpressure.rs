@@ -49,6 +49,7 @@ fn instance(component: &str, tasks: &[i32]) -> InstancePlan {
         executor_index: 0,
         task_ids: tasks.to_vec(),
         heap_mb: 64,
+        cpu_percent: 0.0,
     }
 }
 

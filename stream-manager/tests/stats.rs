@@ -80,6 +80,7 @@ async fn an_instance_report_reaches_the_master_through_its_stream_manager() {
                 executor_index: 0,
                 task_ids: vec![1, 2],
                 heap_mb: 64,
+                cpu_percent: 0.0,
             }],
         }],
     })

@@ -53,6 +53,11 @@ pub struct ChildSpec {
     /// An exit with this code means the child is done: it is not restarted and
     /// is reported by [`Supervisor::finished`]. `None`: always restarted.
     pub final_exit_code: Option<i32>,
+    /// The `cgroup.procs` files of the cgroups the child runs in
+    /// (`egret_isolation::Group::procs_files`): it joins them between fork
+    /// and exec, so it never runs outside its limits. Empty: it stays in
+    /// the supervisor's cgroups.
+    pub cgroup_procs: Vec<PathBuf>,
 }
 
 impl ChildSpec {
@@ -128,7 +133,48 @@ pub fn supervised_command(spec: &ChildSpec) -> io::Result<Command> {
         cmd.current_dir(cwd);
     }
     set_parent_death_signal(&mut cmd);
+    join_cgroups(&mut cmd, &spec.cgroup_procs)?;
     Ok(Command::from(cmd))
+}
+
+/// Makes the child join the cgroups whose `cgroup.procs` files are `procs`
+/// before it execs: the files are opened now (a missing one fails the spawn,
+/// naming it) and the child writes `0` ("this process") to each.
+#[allow(unsafe_code)]
+fn join_cgroups(cmd: &mut std::process::Command, procs: &[PathBuf]) -> io::Result<()> {
+    use std::os::unix::fs::OpenOptionsExt;
+    use std::os::unix::process::CommandExt;
+    if procs.is_empty() {
+        return Ok(());
+    }
+    let files = procs
+        .iter()
+        .map(|path| {
+            OpenOptions::new()
+                .write(true)
+                .custom_flags(nix::libc::O_CLOEXEC)
+                .open(path)
+                .map_err(|e| {
+                    io::Error::new(e.kind(), format!("cannot open {}: {e}", path.display()))
+                })
+        })
+        .collect::<io::Result<Vec<std::fs::File>>>()?;
+    // SAFETY: the closure runs in the forked child before exec; it only
+    // calls write(2) (async-signal-safe) on descriptors opened before the
+    // fork, and reads errno; it neither allocates nor takes locks.
+    unsafe {
+        cmd.pre_exec(move || {
+            for file in &files {
+                use std::os::fd::AsRawFd;
+                let written = nix::libc::write(file.as_raw_fd(), b"0".as_ptr().cast(), 1);
+                if written != 1 {
+                    return Err(io::Error::last_os_error());
+                }
+            }
+            Ok(())
+        });
+    }
+    Ok(())
 }
 
 /// Sends `signal` to the process group led by `pid` (ignoring a group that is
@@ -498,6 +544,7 @@ mod tests {
             cwd: None,
             log_file: log.to_owned(),
             final_exit_code: None,
+            cgroup_procs: Vec::new(),
         }
     }
 
@@ -611,11 +658,13 @@ mod tests {
         let mut sup = Supervisor::new(fast());
         sup.spawn(ChildSpec {
             final_exit_code: Some(3),
+            cgroup_procs: Vec::new(),
             ..sh("done", "echo once; exit 3", &log)
         });
         // Another code is an ordinary death: restarted.
         sup.spawn(ChildSpec {
             final_exit_code: Some(3),
+            cgroup_procs: Vec::new(),
             ..sh("other", "exit 4", &tmp.path().join("o.log"))
         });
         let finished = tokio::time::timeout(Duration::from_secs(5), sup.finished())

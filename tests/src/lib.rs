@@ -34,10 +34,12 @@ use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 use tempfile::TempDir;
 
+pub mod connectors;
 pub mod hosts;
 pub mod jars;
 pub mod kube;
 pub mod sequence;
+pub mod servers;
 pub mod word_count;
 
 /// Package of the example topologies in the examples jar.

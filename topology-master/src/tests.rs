@@ -45,6 +45,7 @@ fn instance(component: &str, executor: i32, tasks: &[i32]) -> InstancePlan {
         executor_index: executor,
         task_ids: tasks.to_vec(),
         heap_mb: 64,
+        cpu_percent: 0.0,
     }
 }
 

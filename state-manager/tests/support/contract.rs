@@ -33,6 +33,7 @@ pub fn packing_plan(id: &str) -> PackingPlan {
                 executor_index: 0,
                 task_ids: vec![1, 2],
                 heap_mb: 128,
+                cpu_percent: 0.0,
             }],
         }],
     }

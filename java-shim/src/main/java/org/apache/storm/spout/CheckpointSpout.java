@@ -20,7 +20,9 @@ import org.slf4j.LoggerFactory;
  * on when the whole topology acked it. After start and after any failed checkpoint it
  * recovers (ROLLBACK of a prepared transaction or COMMIT of a committing one, then
  * INITSTATE); otherwise, every {@code topology.state.checkpoint.interval.ms} (default 1 s),
- * a PREPARE then a COMMIT. Its own transaction is kept in a state of namespace
+ * a PREPARE then a COMMIT. As in Storm, each action's message id is its txid (a {@code Long}),
+ * and a topology that never checkpointed starts from txid -1 (its first INITSTATE carries -1,
+ * its first PREPARE 0). Its own transaction is kept in a state of namespace
  * {@code $checkpointspout}.
  */
 public class CheckpointSpout extends BaseRichSpout {
@@ -41,24 +43,9 @@ public class CheckpointSpout extends BaseRichSpout {
     private transient long lastCheckpointMs;
     private transient boolean recovering;
     private transient boolean inProgress;
-    /** The action in flight (its message id); acks and fails of anything else are stale. */
-    private transient Pending pending;
-
-    /** The message id of one emitted action. */
-    private static final class Pending {
-        final CheckPointState.Action action;
-        final long txid;
-
-        Pending(CheckPointState.Action action, long txid) {
-            this.action = action;
-            this.txid = txid;
-        }
-
-        @Override
-        public String toString() {
-            return action + "/" + txid;
-        }
-    }
+    /** The action in flight; acks and fails of another txid are stale. */
+    private transient CheckPointState.Action pendingAction;
+    private transient long pendingTxid;
 
     public CheckpointSpout() {
     }
@@ -81,7 +68,7 @@ public class CheckpointSpout extends BaseRichSpout {
         this.collector = collector;
         this.checkpointIntervalMs = Math.max(1, checkpointIntervalMs);
         this.checkpointState = checkpointState;
-        this.curTxState = checkpointState.get(TX_STATE_KEY, new CheckPointState(0, CheckPointState.State.COMMITTED));
+        this.curTxState = checkpointState.get(TX_STATE_KEY, new CheckPointState(-1, CheckPointState.State.COMMITTED));
         this.recovering = true;
         this.inProgress = false;
         this.lastCheckpointMs = 0;
@@ -105,42 +92,45 @@ public class CheckpointSpout extends BaseRichSpout {
             saveTxState(new CheckPointState(txid, CheckPointState.State.PREPARING));
             lastCheckpointMs = now;
         }
-        pending = new Pending(action, txid);
+        pendingAction = action;
+        pendingTxid = txid;
         inProgress = true;
         LOG.debug("Emitting checkpoint action {}, txid {}", action, txid);
-        collector.emit(CHECKPOINT_STREAM_ID, new Values(txid, action), pending);
+        collector.emit(CHECKPOINT_STREAM_ID, new Values(txid, action), txid);
     }
 
     @Override
     public void ack(Object msgId) {
-        if (msgId != pending) {
+        if (!isPending(msgId)) {
             LOG.debug("Ignoring a stale checkpoint ack {}", msgId);
             return;
         }
-        Pending p = pending;
-        LOG.debug("Checkpoint action {} acked, txid {}", p.action, p.txid);
-        if (p.action == CheckPointState.Action.INITSTATE) {
+        LOG.debug("Checkpoint action {} acked, txid {}", pendingAction, pendingTxid);
+        if (pendingAction == CheckPointState.Action.INITSTATE) {
             recovering = false;
-        } else if (p.action == CheckPointState.Action.PREPARE
+        } else if (pendingAction == CheckPointState.Action.PREPARE
                 && curTxState.getState() == CheckPointState.State.PREPARING) {
-            saveTxState(new CheckPointState(p.txid, CheckPointState.State.COMMITTING));
+            saveTxState(new CheckPointState(pendingTxid, CheckPointState.State.COMMITTING));
         } else {
-            saveTxState(curTxState.afterAck(p.action));
+            saveTxState(curTxState.afterAck(pendingAction));
         }
-        pending = null;
         inProgress = false;
     }
 
     @Override
     public void fail(Object msgId) {
-        if (msgId != pending) {
+        if (!isPending(msgId)) {
             LOG.debug("Ignoring a stale checkpoint fail {}", msgId);
             return;
         }
-        LOG.info("Checkpoint action {} failed, txid {}; recovering", pending.action, pending.txid);
+        LOG.info("Checkpoint action {} failed, txid {}; recovering", pendingAction, pendingTxid);
         recovering = true;
-        pending = null;
         inProgress = false;
+    }
+
+    /** Whether {@code msgId} is the txid of the action in flight. */
+    private boolean isPending(Object msgId) {
+        return inProgress && msgId instanceof Number && ((Number) msgId).longValue() == pendingTxid;
     }
 
     private void saveTxState(CheckPointState state) {

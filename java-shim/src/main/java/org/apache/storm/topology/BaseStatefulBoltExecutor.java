@@ -57,7 +57,7 @@ public abstract class BaseStatefulBoltExecutor implements IRichBolt {
 
     private void processCheckpoint(Tuple input) {
         Action action = (Action) input.getValueByField(CheckpointSpout.CHECKPOINT_FIELD_ACTION);
-        long txid = ((Number) input.getValueByField(CheckpointSpout.CHECKPOINT_FIELD_TXID)).longValue();
+        long txid = input.getLongByField(CheckpointSpout.CHECKPOINT_FIELD_TXID);
         if (!allInputsArrived(action, txid)) {
             LOG.debug("Waiting for action {}, txid {} from all {} input tasks", action, txid,
                     checkpointInputTaskCount);

@@ -1,0 +1,331 @@
+//! storm-kafka-client 2.8.3 (`KafkaSpout`, `KafkaBolt`) with kafka-clients
+//! 4.1.0, shaded into our topology jar (`examples-connectors/`), against a
+//! real Kafka 4.1.0 broker in KRaft mode started by the test
+//! (`egret_e2e::servers::kafka`). 100 000 records with sequence numbers go
+//! into a 4-partition topic; the topology relays them to an output topic; the
+//! test reads the output back and checks every sequence number is there,
+//! counting duplicates, and that the spout's committed offsets reach the end
+//! of every input partition.
+
+#![allow(
+    clippy::expect_used,
+    reason = "test code: a failed expectation is the test failing, with its message"
+)]
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use egret_e2e::connectors::{expected_counts, submit};
+use egret_e2e::servers::kafka::KafkaBroker;
+use egret_e2e::servers::postgres::{PostgresServer, USER};
+use egret_e2e::servers::redis::RedisServer;
+use egret_e2e::{Cluster, instance_processes, role_processes, wait_until};
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::Pid;
+
+const RECORDS: u64 = 100_000;
+const PARTITIONS: &str = "4";
+const GROUP: &str = "egret-relay";
+
+/// A broker with topics `in` (4 partitions, `RECORDS` records) and `out`.
+fn broker_with_input() -> KafkaBroker {
+    let broker = KafkaBroker::start().expect("kafka");
+    broker
+        .tool("create", &["in", PARTITIONS])
+        .expect("create in");
+    broker
+        .tool("create", &["out", PARTITIONS])
+        .expect("create out");
+    let out = broker
+        .tool("produce", &["in", "0", &RECORDS.to_string()])
+        .expect("produce");
+    assert!(
+        out.stdout.contains(&format!("produced {RECORDS}")),
+        "{}",
+        out.describe()
+    );
+    broker
+}
+
+fn submit_relay(cluster: &Cluster, broker: &KafkaBroker, name: &str) {
+    let args = vec![
+        format!("kafka.bootstrap={}", broker.bootstrap()),
+        "kafka.topic=in".to_owned(),
+        "kafka.out=out".to_owned(),
+        format!("kafka.group={GROUP}"),
+    ];
+    submit(cluster, "KafkaRelayTopology", name, &args, &[]).expect("submit");
+}
+
+fn end_total(broker: &KafkaBroker, topic: &str) -> i64 {
+    broker
+        .offsets("nobody", topic)
+        .map(|o| o.iter().map(|(_, _, end)| end).sum())
+        .unwrap_or(-1)
+}
+
+/// (partition, committed offset, end offset) of the input topic.
+type Committed = Vec<(u32, i64, i64)>;
+
+/// Waits until the output has every record, the spout's commits reach the
+/// input's ends and the topology is quiescent; returns (count per sequence
+/// number, committed offsets).
+fn drain(
+    cluster: &Cluster,
+    broker: &KafkaBroker,
+    name: &str,
+    timeout: Duration,
+) -> (BTreeMap<u64, u64>, Committed) {
+    let target = i64::try_from(RECORDS).expect("records");
+    wait_until(
+        "every record in the output topic",
+        timeout,
+        || (end_total(broker, "out") >= target).then_some(()),
+        || {
+            format!(
+                "out has {} records\n{}",
+                end_total(broker, "out"),
+                cluster.describe_logs(20)
+            )
+        },
+    )
+    .expect("output");
+    let committed = wait_until(
+        "the spout's committed offsets at the end of every partition",
+        Duration::from_secs(120),
+        || {
+            let o = broker.offsets(GROUP, "in").ok()?;
+            o.iter().all(|(_, c, e)| c == e).then_some(o)
+        },
+        || {
+            format!(
+                "{:?}\n{}",
+                broker.offsets(GROUP, "in"),
+                cluster.describe_logs(20)
+            )
+        },
+    )
+    .expect("commits");
+    cluster
+        .wait_quiescent(name, Duration::from_secs(90), || end_total(broker, "out"))
+        .expect("quiescent");
+    let file = cluster.out_dir().join("out.txt");
+    let file_arg = file.to_string_lossy().into_owned();
+    broker
+        .tool("consume", &["out", &file_arg])
+        .expect("consume");
+    let mut seen = BTreeMap::new();
+    for line in std::fs::read_to_string(&file).expect("read output").lines() {
+        let seq: u64 = line.parse().expect("a sequence number");
+        *seen.entry(seq).or_insert(0) += 1;
+    }
+    (seen, committed)
+}
+
+/// Every input sequence number present; returns the duplicate count.
+fn check(seen: &BTreeMap<u64, u64>, committed: &[(u32, i64, i64)]) -> u64 {
+    let missing: Vec<u64> = (0..RECORDS).filter(|s| !seen.contains_key(s)).collect();
+    assert!(
+        missing.is_empty(),
+        "{} sequence numbers missing from the output, first {:?}",
+        missing.len(),
+        &missing[..missing.len().min(20)]
+    );
+    let strangers: Vec<&u64> = seen.keys().filter(|s| **s >= RECORDS).collect();
+    assert!(strangers.is_empty(), "unknown records {strangers:?}");
+    let total: u64 = seen.values().sum();
+    assert_eq!(committed.len(), 4, "{committed:?}");
+    let ends: i64 = committed.iter().map(|(_, _, e)| e).sum();
+    assert_eq!(
+        ends,
+        i64::try_from(RECORDS).expect("records"),
+        "{committed:?}"
+    );
+    total - RECORDS
+}
+
+#[test]
+fn kafka_to_kafka_at_least_once_every_record_relayed() {
+    let broker = broker_with_input();
+    let cluster = Cluster::new("kafka-relay").expect("cluster");
+    let name = cluster.topology_name();
+    let started = Instant::now();
+    submit_relay(&cluster, &broker, &name);
+    let (seen, committed) = drain(&cluster, &broker, &name, Duration::from_secs(300));
+    let duplicates = check(&seen, &committed);
+    eprintln!(
+        "clean run: {RECORDS} records in, {} out, {duplicates} duplicates; committed {committed:?} (in {:.0} s)",
+        seen.values().sum::<u64>(),
+        started.elapsed().as_secs_f64()
+    );
+    assert_eq!(duplicates, 0, "a clean run replays nothing");
+    cluster.kill_and_check_clean(&name).expect("kill");
+}
+
+/// The same with 10 kill -9 while it runs: spout and bolt JVMs in turn, and
+/// one stream manager. Nothing may be lost; duplicates are counted and printed.
+#[test]
+fn kafka_to_kafka_at_least_once_under_10_kill_9() {
+    let broker = broker_with_input();
+    let cluster = Cluster::new("kafka-faults").expect("cluster");
+    let name = cluster.topology_name();
+    submit_relay(&cluster, &broker, &name);
+    // Start the faults once records flow.
+    wait_until(
+        "the first records in the output",
+        Duration::from_secs(120),
+        || (end_total(&broker, "out") > 0).then_some(()),
+        || cluster.describe_logs(20),
+    )
+    .expect("flowing");
+    let prefixes = ["kafka-spout-", "relay-", "kafka-bolt-"];
+    let mut faults = Vec::new();
+    for i in 0..10 {
+        std::thread::sleep(Duration::from_secs(2));
+        let target = if i == 5 {
+            let sm = wait_until(
+                "a stream manager",
+                Duration::from_secs(60),
+                || role_processes(cluster.home(), "stmgr").into_iter().next(),
+                String::new,
+            )
+            .expect("stmgr");
+            (sm.pid, format!("stmgr-{}", sm.index.unwrap_or(0)))
+        } else {
+            let prefix = prefixes[i % prefixes.len()];
+            wait_until(
+                &format!("a live {prefix} JVM"),
+                Duration::from_secs(60),
+                || {
+                    let live: Vec<(i32, String)> = instance_processes(cluster.home())
+                        .into_iter()
+                        .filter(|(_, id)| id.starts_with(prefix))
+                        .collect();
+                    live.get(i % 2).or(live.first()).cloned()
+                },
+                String::new,
+            )
+            .expect("instance")
+        };
+        let out_so_far = end_total(&broker, "out");
+        let _ = kill(Pid::from_raw(target.0), Signal::SIGKILL);
+        eprintln!(
+            "fault {}: kill -9 {} (pid {}), output at {out_so_far}",
+            i + 1,
+            target.1,
+            target.0
+        );
+        faults.push(target.1);
+    }
+    let (seen, committed) = drain(&cluster, &broker, &name, Duration::from_secs(420));
+    let duplicates = check(&seen, &committed);
+    eprintln!(
+        "with 10 kill -9 ({faults:?}): {RECORDS} records in, {} out, {duplicates} duplicates; committed {committed:?}",
+        seen.values().sum::<u64>()
+    );
+    cluster.kill_and_check_clean(&name).expect("kill");
+}
+
+/// Kafka to Redis and Kafka to PostgreSQL: `KafkaSpout` feeds storm-redis's
+/// `RedisStoreBolt` word counts (exact in Redis) and storm-jdbc's
+/// `JdbcInsertBolt` (one row per record, exact per key with SQL), one
+/// topology after the other on the same topic, each with its own group.
+#[test]
+fn kafka_to_redis_and_kafka_to_postgresql_exact() {
+    let (total, keys) = (10_000u64, 11u64);
+    let broker = KafkaBroker::start().expect("kafka");
+    broker
+        .tool("create", &["words", PARTITIONS])
+        .expect("create");
+    broker
+        .tool("produce", &["words", "0", &total.to_string()])
+        .expect("produce");
+    let redis = RedisServer::start().expect("redis");
+    let pg = PostgresServer::start().expect("postgres");
+    pg.psql("CREATE TABLE records (rkey text NOT NULL, seq bigint NOT NULL)")
+        .expect("create table");
+    let want: BTreeMap<String, u64> = expected_counts(total, keys)
+        .into_iter()
+        .enumerate()
+        .map(|(k, n)| (format!("{k}"), n))
+        .collect();
+    let source = |group: &str| {
+        vec![
+            "source=kafka".to_owned(),
+            format!("kafka.bootstrap={}", broker.bootstrap()),
+            "kafka.topic=words".to_owned(),
+            format!("kafka.group={group}"),
+            format!("total={total}"),
+            format!("keys={keys}"),
+        ]
+    };
+
+    let cluster = Cluster::new("kafka-redis-jdbc").expect("cluster");
+    let name = cluster.topology_name();
+    let mut args = source("to-redis");
+    args.extend([
+        "redis.host=127.0.0.1".to_owned(),
+        format!("redis.port={}", redis.port()),
+    ]);
+    submit(&cluster, "RedisWordCountTopology", &name, &args, &[]).expect("submit redis");
+    let counts = || -> BTreeMap<String, u64> {
+        redis
+            .client()
+            .and_then(|mut c| c.hgetall("egret:wordcount"))
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(w, n)| (w.trim_start_matches('w').to_owned(), n.parse().unwrap_or(0)))
+            .collect()
+    };
+    wait_until(
+        "every word counted in Redis",
+        Duration::from_secs(180),
+        || (counts().values().sum::<u64>() >= total).then_some(()),
+        || format!("{:?}\n{}", counts(), cluster.describe_logs(20)),
+    )
+    .expect("counted");
+    let seen = cluster
+        .wait_quiescent(&name, Duration::from_secs(60), counts)
+        .expect("quiescent");
+    eprintln!("Kafka to Redis: {seen:?}");
+    assert_eq!(seen, want, "word counts in Redis");
+    cluster.kill(&name).expect("kill redis topology");
+
+    let name = cluster.topology_name();
+    let mut args = source("to-postgresql");
+    args.extend([
+        format!("jdbc.url={}", pg.jdbc_url()),
+        format!("jdbc.user={USER}"),
+    ]);
+    submit(&cluster, "JdbcInsertTopology", &name, &args, &[]).expect("submit jdbc");
+    let rows = || -> BTreeMap<String, u64> {
+        pg.psql("SELECT rkey, count(*) FROM records GROUP BY rkey")
+            .unwrap_or_default()
+            .into_iter()
+            .map(|r| {
+                (
+                    r[0].trim_start_matches('k').to_owned(),
+                    r[1].parse().unwrap_or(0),
+                )
+            })
+            .collect()
+    };
+    wait_until(
+        "every record's row in PostgreSQL",
+        Duration::from_secs(180),
+        || (rows().values().sum::<u64>() >= total).then_some(()),
+        || format!("{:?}\n{}", rows(), cluster.describe_logs(20)),
+    )
+    .expect("rows");
+    let seen = cluster
+        .wait_quiescent(&name, Duration::from_secs(60), rows)
+        .expect("quiescent");
+    eprintln!("Kafka to PostgreSQL: {seen:?}");
+    assert_eq!(seen, want, "rows per key in PostgreSQL");
+    let distinct = pg
+        .psql("SELECT count(DISTINCT seq) FROM records")
+        .expect("distinct")[0][0]
+        .clone();
+    assert_eq!(distinct, total.to_string());
+    cluster.kill_and_check_clean(&name).expect("kill");
+}
