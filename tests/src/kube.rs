@@ -583,7 +583,8 @@ impl fmt::Debug for ControlPlane {
 
 impl ControlPlane {
     /// Starts etcd, then kube-apiserver, and waits until the API server is
-    /// ready (see the module doc).
+    /// ready (see the module doc). It blocks (1 to 2 s on an idle machine):
+    /// call it before entering an async runtime, or in `spawn_blocking`.
     pub fn start() -> Result<Self> {
         let (etcd_bin, apiserver_bin) = binaries()?;
         let temp = std::env::temp_dir();
