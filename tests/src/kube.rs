@@ -887,6 +887,49 @@ mod tests {
     }
 
     #[test]
+    fn a_server_of_a_dead_owner_is_killed_and_other_processes_are_not() {
+        let temp = tempfile::tempdir().unwrap();
+        // A shell named etcd (as the real binary is) whose arguments name a
+        // plane of a dead owner, and a plain shell naming the same directory.
+        let fake_etcd = temp.path().join("etcd");
+        std::os::unix::fs::symlink("/bin/sh", &fake_etcd).unwrap();
+        let marker = format!("{DIR_PREFIX}{}-test{}", 1u32 << 23, std::process::id());
+        let spawn = |program: &Path| {
+            Command::new(program)
+                .args(["-c", "read -r line", "sh", &marker])
+                .stdin(Stdio::piped())
+                .spawn()
+                .unwrap()
+        };
+        let mut server = spawn(&fake_etcd);
+        let mut bystander = spawn(Path::new("/bin/sh"));
+        let seen = crate::wait_until(
+            "both children",
+            Duration::from_secs(5),
+            || (crate::processes_mentioning(&marker).len() == 2).then_some(()),
+            String::new,
+        );
+        remove_leftovers(temp.path());
+        let killed = crate::wait_until(
+            "the fake etcd's death",
+            Duration::from_secs(5),
+            || server.try_wait().unwrap(),
+            String::new,
+        );
+        let bystander_alive = bystander.try_wait().unwrap().is_none();
+        let _ = server.kill();
+        let _ = server.wait();
+        bystander.kill().unwrap();
+        bystander.wait().unwrap();
+        seen.unwrap();
+        assert!(!killed.unwrap().success());
+        assert!(
+            bystander_alive,
+            "a process not named etcd or kube-apiserver was killed"
+        );
+    }
+
+    #[test]
     fn http_get_reads_status_and_body() {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
