@@ -37,6 +37,7 @@ use tempfile::TempDir;
 pub mod connectors;
 pub mod hosts;
 pub mod jars;
+pub mod kube;
 pub mod sequence;
 pub mod servers;
 pub mod word_count;
