@@ -14,8 +14,8 @@
 //! - heap: the component's `memory_load_mb` when > 0, else the topology default,
 //!   never below [`MIN_HEAP_MB`];
 //! - with first-fit-decreasing (`egret.packing.algorithm`, or a topology that
-//!   names one of Storm's resource-aware strategies in
-//!   `topology.scheduler.strategy`), executors are taken by decreasing heap
+//!   names one of Storm's resource-aware strategies other than Storm's default
+//!   in `topology.scheduler.strategy`), executors are taken by decreasing heap
 //!   (then in component and executor order) and each goes to the first
 //!   container whose heaps leave room for it under
 //!   `topology.worker.max.heap.size.mb`, a new container being opened when none
@@ -61,8 +61,11 @@ pub const SCHEDULER_STRATEGY: &str = "topology.scheduler.strategy";
 pub const WORKER_MAX_HEAP_MB: &str = "topology.worker.max.heap.size.mb";
 /// Storm's default of `topology.worker.max.heap.size.mb`.
 pub const DEFAULT_WORKER_MAX_HEAP_MB: f64 = 768.0;
+/// `topology.scheduler.strategy` in Storm's defaults.yaml.
+pub const STORM_DEFAULT_STRATEGY: &str =
+    "org.apache.storm.scheduler.resource.strategies.scheduling.DefaultResourceAwareStrategy";
 /// storm-server's resource-aware scheduling strategies: a topology naming one
-/// is packed first-fit-decreasing.
+/// (other than [`STORM_DEFAULT_STRATEGY`]) is packed first-fit-decreasing.
 pub const RESOURCE_AWARE_STRATEGIES: [&str; 6] = [
     "org.apache.storm.scheduler.resource.strategies.scheduling.DefaultResourceAwareStrategy",
     "org.apache.storm.scheduler.resource.strategies.scheduling.DefaultResourceAwareStrategyOld",
@@ -149,6 +152,9 @@ fn algorithm(config: &ConfigMap) -> Result<Algorithm, PackingError> {
         }
     }
     match config.get(SCHEDULER_STRATEGY) {
+        // Storm's default, which every config merged with defaults.yaml holds
+        // (StormSubmitter merges it): not a choice the topology made.
+        Some(Value::String(s)) if s.trim() == STORM_DEFAULT_STRATEGY => Ok(Algorithm::RoundRobin),
         Some(Value::String(s)) if RESOURCE_AWARE_STRATEGIES.contains(&s.trim()) => {
             Ok(Algorithm::FirstFitDecreasing)
         }
@@ -676,11 +682,23 @@ mod tests {
             )]),
             Algorithm::FirstFitDecreasing
         );
+        // Storm's default strategy is in every merged config: not a choice.
+        assert_eq!(
+            chosen(&[(SCHEDULER_STRATEGY, json!(STORM_DEFAULT_STRATEGY))]),
+            Algorithm::RoundRobin
+        );
+        assert_eq!(
+            chosen(&[
+                (PACKING_ALGORITHM, json!("first-fit-decreasing")),
+                (SCHEDULER_STRATEGY, json!(STORM_DEFAULT_STRATEGY))
+            ]),
+            Algorithm::FirstFitDecreasing
+        );
         // Egret's own key wins.
         assert_eq!(
             chosen(&[
                 (PACKING_ALGORITHM, json!("round-robin")),
-                (SCHEDULER_STRATEGY, json!(RESOURCE_AWARE_STRATEGIES[0]))
+                (SCHEDULER_STRATEGY, json!(RESOURCE_AWARE_STRATEGIES[2]))
             ]),
             Algorithm::RoundRobin
         );
