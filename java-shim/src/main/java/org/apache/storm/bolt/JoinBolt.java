@@ -35,8 +35,10 @@ import org.slf4j.LoggerFactory;
  *       should be the field it is fields-grouped on); join fields may be nested ({@code a.b}:
  *       field {@code a} of the tuple is a {@link Map}, looked up with key {@code b}) but not
  *       qualified with a stream name;</li>
- *   <li>a null join key matches nothing: an inner join drops the row, a left join keeps it
- *       with nulls for the joined stream's fields;</li>
+ *   <li>a row whose join key is null (e.g. a row that an earlier left join kept without
+ *       its partner) is dropped by the next join, inner or left, as in Storm; a left join
+ *       keeps a row with a non-null key and no match, with nulls for the joined stream's
+ *       fields;</li>
  *   <li>output fields may be qualified ({@code stream:field}) and nested; an unqualified one
  *       is taken from the first tuple of the row that has it; the declared output field names
  *       are the selectors as written (trimmed), e.g. {@code genderSpout:id};</li>
@@ -281,14 +283,20 @@ public class JoinBolt extends BaseWindowedBolt {
         return result;
     }
 
-    /** Rows of {@code probe} extended with each matching tuple, or kept alone without one. */
+    /**
+     * Rows of {@code probe} extended with each matching tuple, or kept alone without one;
+     * rows whose key is null are dropped (Storm's left join does not carry them on).
+     */
     protected JoinAccumulator doLeftJoin(JoinAccumulator probe, Map<Object, ArrayList<Tuple>> buildInput,
             JoinInfo joinInfo, boolean finalJoin) {
         FieldSelector partnerKey = new FieldSelector(joinInfo.getOtherStream(), joinInfo.getOtherField());
         JoinAccumulator result = new JoinAccumulator();
         for (ResultRecord record : probe.getRecords()) {
             Object key = record.getField(partnerKey);
-            List<Tuple> matches = key == null ? null : buildInput.get(key);
+            if (key == null) {
+                continue;
+            }
+            List<Tuple> matches = buildInput.get(key);
             if (matches == null || matches.isEmpty()) {
                 result.insert(new ResultRecord(record, null, finalJoin));
                 continue;

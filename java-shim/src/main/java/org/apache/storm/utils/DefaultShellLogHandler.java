@@ -24,9 +24,10 @@ public class DefaultShellLogHandler implements ShellLogHandler {
     }
 
     @Override
+    /** @throws IllegalArgumentException when {@code msg} is null, as Storm's */
     public void log(ShellMsg msg) {
         if (msg == null) {
-            return;
+            throw new IllegalArgumentException("shellMsg is required");
         }
         String text = msg.getMsg();
         ShellMsg.ShellLogLevel level = msg.getLogLevel() == null ? ShellMsg.ShellLogLevel.INFO : msg.getLogLevel();

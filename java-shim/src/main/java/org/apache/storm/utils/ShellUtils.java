@@ -90,10 +90,14 @@ public abstract class ShellUtils {
      * The log handler named by {@code topology.multilang.log.handler}, else
      * {@link DefaultShellLogHandler}.
      *
+     * @throws IllegalArgumentException when {@code topoConf} is null, as Storm's
      * @throws RuntimeException when the named class cannot be instantiated
      */
     public static ShellLogHandler getLogHandler(Map<String, Object> topoConf) {
-        Object name = topoConf == null ? null : topoConf.get(Config.TOPOLOGY_MULTILANG_LOG_HANDLER);
+        if (topoConf == null) {
+            throw new IllegalArgumentException("Config is required");
+        }
+        Object name = topoConf.get(Config.TOPOLOGY_MULTILANG_LOG_HANDLER);
         if (name == null) {
             return new DefaultShellLogHandler();
         }

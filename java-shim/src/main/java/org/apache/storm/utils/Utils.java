@@ -163,20 +163,32 @@ public class Utils {
         return asyncLoop(afn, false, null, Thread.NORM_PRIORITY, false, true, null);
     }
 
-    /** A handler that logs and halts the JVM (an out-of-memory error halts at once). */
+    /**
+     * A handler that ends the JVM on a thread's death: {@link #handleUncaughtException}
+     * (an out-of-memory error halts at once), then, for the {@link Error} it throws, logs and
+     * exits with -2.
+     */
     public static Thread.UncaughtExceptionHandler createDefaultUncaughtExceptionHandler() {
         return (thread, thrown) -> {
-            if (exceptionCauseIsInstanceOf(OutOfMemoryError.class, thrown)) {
-                Runtime.getRuntime().halt(-1);
+            try {
+                handleUncaughtException(thrown);
+            } catch (Error err) {
+                LOG.error("Received error in thread {}.. terminating server...", thread.getName(), err);
+                Runtime.getRuntime().exit(-2);
             }
-            LOG.error("Received error in thread {}.. terminating server...", thread.getName(), thrown);
-            Runtime.getRuntime().exit(-2);
         };
     }
 
-    /** The worker's handler: {@link #handleWorkerUncaughtException}. */
+    /** The worker's handler: as the default one, with {@link #handleWorkerUncaughtException}. */
     public static Thread.UncaughtExceptionHandler createWorkerUncaughtExceptionHandler() {
-        return (thread, thrown) -> handleWorkerUncaughtException(thrown);
+        return (thread, thrown) -> {
+            try {
+                handleWorkerUncaughtException(thrown);
+            } catch (Error err) {
+                LOG.error("Received error in thread {}.. terminating worker...", thread.getName(), err);
+                Runtime.getRuntime().exit(-2);
+            }
+        };
     }
 
     public static void setupDefaultUncaughtExceptionHandler() {
@@ -187,13 +199,12 @@ public class Utils {
         Thread.setDefaultUncaughtExceptionHandler(createWorkerUncaughtExceptionHandler());
     }
 
-    /** A worker thread died: an out-of-memory error halts the JVM at once, anything else exits it. */
+    /**
+     * A worker thread died: as {@link #handleUncaughtException(Throwable)}, but also swallowing
+     * the exceptions a worker tolerates (Hadoop's UserGroupInformation NPE from a {@code run}).
+     */
     public static void handleWorkerUncaughtException(Throwable t) {
-        if (exceptionCauseIsInstanceOf(OutOfMemoryError.class, t)) {
-            Runtime.getRuntime().halt(-1);
-        }
-        LOG.error("Received error in thread {}.. terminating worker...", Thread.currentThread().getName(), t);
-        Runtime.getRuntime().exit(-2);
+        handleUncaughtException(t, DEFAULT_ALLOWED_EXCEPTIONS, true);
     }
 
     /** What a worker does when it must die: exit the process. */
@@ -901,9 +912,12 @@ public class Utils {
         return sb.toString();
     }
 
+    /**
+     * A thread died: an out-of-memory error halts the JVM at once; anything else is rethrown
+     * as an {@link Error} caused by it (the uncaught exception handlers turn that into an exit).
+     */
     public static void handleUncaughtException(Throwable t) {
-        LOG.error("Received error in thread {}.. terminating worker...", Thread.currentThread().getName(), t);
-        Runtime.getRuntime().exit(1);
+        handleUncaughtException(t, DEFAULT_ALLOWED_EXCEPTIONS, false);
     }
 
     public static void sleepNoSimulation(long millis) {
@@ -974,6 +988,14 @@ public class Utils {
             LOG.warn("Topology conf is not valid: {}", e.getMessage());
             return false;
         }
+    }
+
+    /**
+     * Whether {@code topoConfOut} (a conf after its JSON round trip) holds exactly the keys
+     * and values of {@code topoConfIn}. Package-private, as Storm's (its tests call it).
+     */
+    static boolean isValidConf(Map<String, Object> topoConfIn, Map<String, Object> topoConfOut) {
+        return topoConfIn.equals(topoConfOut);
     }
 
     /** What in {@code value} does not survive a JSON round trip, or null. */
@@ -1347,15 +1369,41 @@ public class Utils {
 
     public static void handleUncaughtException(Throwable t, java.util.Set<Class<?>> allowedExceptions,
             boolean worker) {
-        if (t != null) {
-            for (Class<?> k : allowedExceptions) {
-                if (exceptionCauseIsInstanceOf(k, t)) {
-                    return;
+        if (t instanceof OutOfMemoryError) {
+            try {
+                System.err.println("Halting due to Out Of Memory Error..." + Thread.currentThread().getName());
+            } catch (Throwable ignored) {
+                // halt regardless
+            }
+            Runtime.getRuntime().halt(-1);
+        }
+        for (Class<?> k : allowedExceptions) {
+            if (exceptionCauseIsInstanceOf(k, t)) {
+                LOG.info("Swallowing {} {}", t.getClass(), t);
+                return;
+            }
+        }
+        if (worker && isAllowedWorkerException(t)) {
+            LOG.info("Swallowing {} {}", t.getClass(), t);
+            return;
+        }
+        throw new Error(t);
+    }
+
+    /** Hadoop's UserGroupInformation throws an NPE from a {@code run} that a worker tolerates. */
+    private static boolean isAllowedWorkerException(Throwable t) {
+        if (t instanceof NullPointerException) {
+            for (StackTraceElement e : t.getStackTrace()) {
+                if (e.getClassName().startsWith("org.apache.hadoop.security.UserGroupInformation")
+                        && e.getMethodName().equals("run")) {
+                    return true;
                 }
             }
         }
-        handleUncaughtException(t);
+        return false;
     }
+
+    private static final java.util.Set<Class<?>> DEFAULT_ALLOWED_EXCEPTIONS = java.util.Collections.emptySet();
 
     /** Resolves classes through the thread's context class loader first. */
     private static final class ContextObjectInputStream extends ObjectInputStream {
