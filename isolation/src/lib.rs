@@ -136,13 +136,7 @@ impl Cgroups {
                 return Err(IsolationError::NoController(controller.name()));
             };
             let own = own_path(cgroup, controller.name()).unwrap_or("/");
-            // Inside a container the mount's root is the container's own
-            // cgroup: the path below it is what /proc/self/cgroup shows past it.
-            let relative = own
-                .strip_prefix(mount_root.as_str())
-                .unwrap_or(own)
-                .trim_start_matches('/');
-            bases.push((controller, PathBuf::from(mount_point).join(relative)));
+            bases.push((controller, cgroup_dir(&mount_root, &mount_point, own)));
         }
         Ok(Cgroups { bases })
     }
@@ -206,11 +200,19 @@ pub fn controller_dir_of(pid: u32, controller: &str) -> Result<PathBuf, Isolatio
         .ok_or(IsolationError::NoController("(unknown)"))?;
     let (root, point) = v1_mount(&mountinfo, name).ok_or(IsolationError::NoController(name))?;
     let own = own_path(&cgroup, name).unwrap_or("/");
+    Ok(cgroup_dir(&root, &point, own))
+}
+
+/// The directory of the cgroup `own` (a path of `/proc/<pid>/cgroup`) in a
+/// hierarchy whose mount shows `mount_root` at `mount_point`. Inside a
+/// container the mount's root is the container's own cgroup: the directory
+/// is what `own` holds past it.
+fn cgroup_dir(mount_root: &str, mount_point: &str, own: &str) -> PathBuf {
     let relative = own
-        .strip_prefix(root.as_str())
+        .strip_prefix(mount_root)
         .unwrap_or(own)
         .trim_start_matches('/');
-    Ok(PathBuf::from(point).join(relative))
+    PathBuf::from(mount_point).join(relative)
 }
 
 fn checked(name: &str) -> Result<&str, IsolationError> {
