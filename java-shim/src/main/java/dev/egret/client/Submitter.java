@@ -67,7 +67,20 @@ public final class Submitter {
      */
     public static String submit(String name, Map<String, Object> userConf, StormTopology topology)
             throws AlreadyAliveException, InvalidTopologyException {
-        return send(prepare(name, userConf, topology));
+        return submitMerged(name, userConf, topology).topologyId();
+    }
+
+    /** What a submission produced: the id egret assigned and the merged config that was sent. */
+    public record Submitted(String topologyId, Map<String, Object> conf) {
+    }
+
+    /** As {@link #submit(String, Map, StormTopology)}, also returning the merged config. */
+    public static Submitted submitMerged(String name, Map<String, Object> userConf, StormTopology topology)
+            throws AlreadyAliveException, InvalidTopologyException {
+        validateJson(userConf);
+        Map<String, Object> conf = mergeConfig(userConf);
+        String id = send(TopologyCapture.capture(name, conf, topology));
+        return new Submitted(id, conf);
     }
 
     /**
@@ -81,6 +94,12 @@ public final class Submitter {
 
     private static Topology prepare(String name, Map<String, Object> userConf, StormTopology topology)
             throws InvalidTopologyException {
+        validateJson(userConf);
+        Map<String, Object> conf = mergeConfig(userConf);
+        return TopologyCapture.capture(name, conf, topology);
+    }
+
+    private static void validateJson(Map<String, Object> userConf) {
         if (userConf != null) {
             try {
                 dev.egret.runtime.ConfigJson.validate(userConf);
@@ -89,8 +108,6 @@ public final class Submitter {
                         + e.getMessage(), e);
             }
         }
-        Map<String, Object> conf = mergeConfig(userConf);
-        return TopologyCapture.capture(name, conf, topology);
     }
 
     private static String send(Topology topology) throws AlreadyAliveException, InvalidTopologyException {

@@ -1,6 +1,7 @@
 package dev.egret.instance;
 
 import dev.egret.metrics.TaskMetrics;
+import org.apache.storm.metrics2.StormMetricRegistry;
 import dev.egret.metrics.TaskStats;
 import dev.egret.proto.InstanceAssignment;
 import dev.egret.proto.RootId;
@@ -157,6 +158,11 @@ final class InstanceExecutor {
     private final WorkerHooks workerHooks = new WorkerHooks();
     /** Metrics buckets and stats reports; null until the tasks are started. */
     private ExecutorMetrics metrics;
+    /**
+     * This worker's v2 metrics registry (every task's registerCounter/Meter/... under Storm's full
+     * names) and the reporters of topology.metrics.reporters; started before the tasks.
+     */
+    private final StormMetricRegistry workerRegistry = new StormMetricRegistry();
 
     InstanceExecutor(TopologyView view, InstanceAssignment assignment, OutboundSink.FrameWriter writer) {
         this.view = view;
@@ -240,6 +246,7 @@ final class InstanceExecutor {
         if (workerHooks.startedCount() > 0) {
             Runtime.getRuntime().addShutdownHook(new Thread(workerHooks::shutdown, component + "-worker-hooks"));
         }
+        startReporters();
         byte[] serialized = view.component(component).getSerializedJava().toByteArray();
         Map<String, Object> conf = view.componentConf(component);
         List<String> autoHooks = autoTaskHooks(view.topologyConf());
@@ -250,6 +257,7 @@ final class InstanceExecutor {
             TaskMetrics taskMetrics = new TaskMetrics(isSpout);
             TopologyContext ctx = new TopologyContext(view, taskId, taskIds, workDir, pidDir.getPath(),
                     defaultResources, userResources, executorData, taskMetrics);
+            taskMetrics.attach(workerRegistry, ctx);
             Task t = new Task(taskId, ctx, new HashMap<>(conf));
             t.metrics = taskMetrics;
             Object obj;
@@ -697,10 +705,22 @@ final class InstanceExecutor {
             }
         }
         workerHooks.shutdown();
+        workerRegistry.stop();
         sink.close();
         if (sharedExecutor != null) {
             sharedExecutor.shutdownNow();
         }
+    }
+
+    /**
+     * Starts the worker registry with the topology's id and the reporters of
+     * {@code topology.metrics.reporters} (a reporter that cannot start is logged, never fatal:
+     * see {@link StormMetricRegistry#start}). Egret's worker port is 0, as in the contexts.
+     */
+    private void startReporters() {
+        Map<String, Object> conf = new HashMap<>(view.topologyConf());
+        conf.putIfAbsent(org.apache.storm.Config.STORM_ID, view.stormId());
+        workerRegistry.start(conf, 0);
     }
 
     /** Storm's topology.auto.task.hooks: class names, each instantiated once per task. */

@@ -1,6 +1,7 @@
 package dev.egret.metrics;
 
 import com.codahale.metrics.Counter;
+import com.codahale.metrics.ExponentiallyDecayingReservoir;
 import com.codahale.metrics.Gauge;
 import com.codahale.metrics.Histogram;
 import com.codahale.metrics.Meter;
@@ -19,6 +20,8 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import org.apache.storm.metric.api.IMetric;
 import org.apache.storm.metric.api.IMetricsConsumer.DataPoint;
+import org.apache.storm.metrics2.StormMetricRegistry;
+import org.apache.storm.task.TopologyContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,6 +56,9 @@ public final class TaskMetrics {
     private final Map<String, IMetric> byName = new LinkedHashMap<>();
     private final MetricRegistry registry = new MetricRegistry();
     private TaskStats.Cursor builtinCursor;
+    /** The worker's registry and this task's context, once attached (see {@link #attach}). */
+    private StormMetricRegistry worker;
+    private TopologyContext context;
     private volatile boolean sealed;
 
     public TaskMetrics(boolean spout) {
@@ -107,20 +113,47 @@ public final class TaskMetrics {
         return registry;
     }
 
-    public Counter counter(String name) {
-        return registry.counter(name);
+    /**
+     * Registers this task's v2 metrics in the worker's registry too (full Storm names, the
+     * reporters of {@code topology.metrics.reporters}) from now on: each new metric is created by
+     * the worker registry for {@code context}, then kept here under its short name.
+     */
+    public synchronized void attach(StormMetricRegistry worker, TopologyContext context) {
+        this.worker = worker;
+        this.context = context;
     }
 
-    public Meter meter(String name) {
-        return registry.meter(name);
+    public synchronized Counter counter(String name) {
+        Counter existing = existing(name, Counter.class);
+        if (existing != null) {
+            return existing;
+        }
+        return registry.register(name, worker != null ? worker.counter(name, context) : new Counter());
     }
 
-    public Histogram histogram(String name) {
-        return registry.histogram(name);
+    public synchronized Meter meter(String name) {
+        Meter existing = existing(name, Meter.class);
+        if (existing != null) {
+            return existing;
+        }
+        return registry.register(name, worker != null ? worker.meter(name, context) : new Meter());
     }
 
-    public Timer timer(String name) {
-        return registry.timer(name);
+    public synchronized Histogram histogram(String name) {
+        Histogram existing = existing(name, Histogram.class);
+        if (existing != null) {
+            return existing;
+        }
+        return registry.register(name, worker != null ? worker.histogram(name, context)
+                : new Histogram(new ExponentiallyDecayingReservoir()));
+    }
+
+    public synchronized Timer timer(String name) {
+        Timer existing = existing(name, Timer.class);
+        if (existing != null) {
+            return existing;
+        }
+        return registry.register(name, worker != null ? worker.timer(name, context) : new Timer());
     }
 
     /** Registers the gauge, or returns the gauge already registered under that name. */
@@ -130,19 +163,43 @@ public final class TaskMetrics {
         if (existing instanceof Gauge) {
             return (Gauge<T>) existing;
         }
+        if (existing == null && worker != null) {
+            worker.gauge(name, gauge, context);
+        }
         return registry.register(name, gauge);
     }
 
     /** Registers every metric of the set under {@code name.<its name>} (nested sets flattened). */
     public synchronized void metricSet(String name, MetricSet set) {
+        Map<String, Metric> added = new LinkedHashMap<>();
+        metricSet(name, set, name, added);
+        if (worker != null && !added.isEmpty()) {
+            worker.metricSet(name, () -> added, context);
+        }
+    }
+
+    private void metricSet(String name, MetricSet set, String top, Map<String, Metric> added) {
         for (Map.Entry<String, Metric> e : set.getMetrics().entrySet()) {
             String full = MetricRegistry.name(name, e.getKey());
             if (e.getValue() instanceof MetricSet) {
-                metricSet(full, (MetricSet) e.getValue());
+                metricSet(full, (MetricSet) e.getValue(), top, added);
             } else if (!registry.getMetrics().containsKey(full)) {
                 registry.register(full, e.getValue());
+                added.put(full.substring(top.length() + 1), e.getValue());
             }
         }
+    }
+
+    /** The metric already registered under that name, or null; a metric of another kind is an error. */
+    private <M extends Metric> M existing(String name, Class<M> kind) {
+        Metric m = registry.getMetrics().get(name);
+        if (m == null) {
+            return null;
+        }
+        if (!kind.isInstance(m)) {
+            throw new IllegalArgumentException(name + " is already used for a different type of metric");
+        }
+        return kind.cast(m);
     }
 
     /** The v1 metrics of one bucket, read and reset; null values are left out, as Storm does. */

@@ -1,6 +1,7 @@
 package org.apache.storm;
 
 import dev.egret.client.Submitter;
+import dev.egret.client.SubmitterHooks;
 import java.util.Map;
 import java.util.regex.Pattern;
 import org.apache.storm.generated.AlreadyAliveException;
@@ -69,6 +70,9 @@ public class StormSubmitter {
      * @throws IllegalArgumentException if the config is not JSON-serializable or holds a bad value
      * @throws InvalidTopologyException if the topology is malformed or egret refused it
      * @throws AlreadyAliveException if a topology of that name is running
+     * @throws org.apache.storm.hooks.SubmitterHookException if the submitter hook
+     *     ({@code storm.topology.submission.notifier.plugin.class}) cannot be created or fails;
+     *     the topology is submitted by then
      */
     public static void submitTopologyAs(String name, Map<String, Object> topoConf, StormTopology topology,
             SubmitOptions opts, ProgressListener progressListener, String asUser)
@@ -81,11 +85,12 @@ public class StormSubmitter {
         if (progressListener != null) {
             progressListener.onStart(jar, jar, size);
         }
-        Submitter.submit(name, topoConf, topology);
+        Submitter.Submitted submitted = Submitter.submitMerged(name, topoConf, topology);
         if (progressListener != null) {
             progressListener.onProgress(jar, jar, size, size);
             progressListener.onCompleted(jar, jar, size);
         }
+        SubmitterHooks.notifyHook(name, submitted.topologyId(), submitted.conf(), topology);
     }
 
     public static void submitTopologyWithProgressBar(String name, Map<String, Object> topoConf,

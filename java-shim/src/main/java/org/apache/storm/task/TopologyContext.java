@@ -92,6 +92,9 @@ public class TopologyContext extends WorkerTopologyContext implements IMetricsCo
         boolean spout = topology != null && topology.get_spouts() != null && component != null
                 && topology.get_spouts().containsKey(component);
         this.metrics = new TaskMetrics(spout);
+        if (metricRegistry != null) {
+            this.metrics.attach(metricRegistry, this);
+        }
         @SuppressWarnings("unchecked")
         Map<Integer, Map<Integer, Map<String, IMetric>>> registered = registeredMetrics;
         this.registeredMetrics = registered;

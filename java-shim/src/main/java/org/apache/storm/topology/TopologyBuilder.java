@@ -319,6 +319,11 @@ public class TopologyBuilder {
         @Override
         @SuppressWarnings("unchecked")
         public T addSharedMemory(SharedMemory request) {
+            SharedMemory known = sharedMemory.get(request.get_name());
+            if (known != null && !known.equals(request)) {
+                throw new IllegalArgumentException(
+                        "Cannot have multiple different shared memory regions with the same name");
+            }
             sharedMemory.put(request.get_name(), request);
             componentToSharedMemory.computeIfAbsent(id, k -> new HashSet<>()).add(request.get_name());
             return (T) this;
