@@ -1,7 +1,6 @@
 package dev.egret.instance;
 
 import dev.egret.metrics.TaskMetrics;
-import org.apache.storm.metrics2.StormMetricRegistry;
 import dev.egret.metrics.TaskStats;
 import dev.egret.proto.InstanceAssignment;
 import dev.egret.proto.RootId;
@@ -24,6 +23,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.apache.storm.Constants;
 import org.apache.storm.hooks.ITaskHook;
+import org.apache.storm.metrics2.StormMetricRegistry;
 import org.apache.storm.hooks.info.BoltExecuteInfo;
 import org.apache.storm.hooks.info.SpoutAckInfo;
 import org.apache.storm.hooks.info.SpoutFailInfo;
