@@ -223,7 +223,6 @@ class ReportersTest {
         Worker w = new Worker("console", Map.of());
         w.context.registerCounter("processed").inc(2);
         ConsoleStormReporter console = new ConsoleStormReporter();
-        console.prepare(w.registry, Map.of(), Map.of("report.dimensions.enabled", true));
         java.io.PrintStream old = System.out;
         java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
         System.setOut(new java.io.PrintStream(out, true, StandardCharsets.UTF_8));
