@@ -119,7 +119,7 @@ pub async fn run_master(config: &Layered, args: &HostArgs) -> anyhow::Result<()>
 }
 
 /// What a kill leaves: nothing of the topology in the state manager.
-async fn remove_topology(state: &Backend, name: &str) {
+pub(crate) async fn remove_topology(state: &Backend, name: &str) {
     let removals = [
         ("topology", state.delete_topology(name).await),
         ("package", state.delete_package(name).await),
