@@ -15,17 +15,44 @@ use serde_json::Value;
 /// The scheduler `egret.scheduler` names, for a topology in the shared
 /// state manager `state`.
 pub async fn cluster_scheduler(
-    config: &Layered,
+    config: &ConfigMap,
     state: &StateManagerConfig,
 ) -> anyhow::Result<Box<dyn ClusterScheduler>> {
-    match SchedulerKind::resolve(&config.merged).map_err(anyhow::Error::msg)? {
+    match SchedulerKind::resolve(config).map_err(anyhow::Error::msg)? {
         SchedulerKind::Local => Ok(Box::new(HostsScheduler)),
         SchedulerKind::Kubernetes => {
-            let settings = KubernetesSettings::resolve(&config.merged)?;
+            let settings = KubernetesSettings::resolve(config)?;
             let scheduler = KubernetesScheduler::connect(settings, zookeeper(state)?).await?;
             Ok(Box::new(scheduler))
         }
     }
+}
+
+/// Whether `key` is one of the scheduler's own keys.
+fn scheduler_key(key: &str) -> bool {
+    key == egret_scheduler::cluster::SCHEDULER || key.starts_with("egret.kubernetes.")
+}
+
+/// The scheduler keys a kill of `topology` uses: those it was submitted
+/// with (its stored config holds the submission's), each overridden by the
+/// command's own config when that sets it.
+pub fn scheduler_config(
+    config: &Layered,
+    topology: Option<&Topology>,
+) -> anyhow::Result<ConfigMap> {
+    let mut keys = ConfigMap::new();
+    if let Some(topology) = topology {
+        let stored = egret_config::topology::config_map(topology).map_err(anyhow::Error::msg)?;
+        keys.extend(stored.into_iter().filter(|(k, _)| scheduler_key(k)));
+    }
+    keys.extend(
+        config
+            .merged
+            .iter()
+            .filter(|(k, v)| scheduler_key(k) && !v.is_null())
+            .map(|(k, v)| (k.clone(), v.clone())),
+    );
+    Ok(keys)
 }
 
 /// The ZooKeeper the pods are told about.

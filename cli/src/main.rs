@@ -11,6 +11,7 @@
 //!   the children's parent-death signal fires only when this process exits.
 
 mod bench;
+mod health;
 mod hosts;
 mod java_runtime;
 mod kube;

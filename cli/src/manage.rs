@@ -220,10 +220,12 @@ pub async fn kill(config: &Layered, name: &str, wait_secs: u32) -> anyhow::Resul
     if let Some(state) = crate::hosts::cluster_of(config).await? {
         use egret_state_manager::StateManager as _;
         let resolved = egret_config::state::StateManagerConfig::resolve(&config.merged)?;
+        let topology = state.get_topology(name).await?;
+        let stored = topology.is_some();
         // Before the kill: a scheduler that cannot be reached fails it
         // while the topology still runs.
-        let scheduler = crate::kube::cluster_scheduler(config, &resolved).await?;
-        let stored = state.get_topology(name).await?.is_some();
+        let scheduler_config = crate::kube::scheduler_config(config, topology.as_ref())?;
+        let scheduler = crate::kube::cluster_scheduler(&scheduler_config, &resolved).await?;
         let live_master = state.master_location(name).await?.is_some();
         if stored && (live_master || !scheduler.owns_processes()) {
             crate::hosts::kill(&state, config, name, wait_secs).await?;

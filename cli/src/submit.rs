@@ -434,7 +434,7 @@ async fn run_main(
                 crate::hosts::credentials_root(config),
                 credentials.clone(),
             ),
-            scheduler: crate::kube::cluster_scheduler(config, &other).await?,
+            scheduler: crate::kube::cluster_scheduler(&config.merged, &other).await?,
         },
     };
     let launcher = Arc::new(Mutex::new(Launcher {
