@@ -33,7 +33,8 @@ pub fn credential_files(dir: &Path) -> Result<BTreeMap<String, Vec<u8>>, std::io
 pub struct KubernetesScheduler {
     settings: KubernetesSettings,
     zookeeper: ZooKeeper,
-    client: Client,
+    /// `None` with `egret.kubernetes.create: false`: the API is never called.
+    client: Option<Client>,
 }
 
 impl KubernetesScheduler {
@@ -42,7 +43,11 @@ impl KubernetesScheduler {
         settings: KubernetesSettings,
         zookeeper: ZooKeeper,
     ) -> Result<Self, ClientError> {
-        let client = client::connect(&settings).await?;
+        let client = if settings.create {
+            Some(client::connect(&settings).await?)
+        } else {
+            None
+        };
         Ok(Self {
             settings,
             zookeeper,
@@ -68,8 +73,17 @@ impl KubernetesScheduler {
             &self.settings,
         );
         let ns = &self.settings.namespace;
-        client::apply(&self.client, &t.name, ns, &secret, &built).await?;
         let base = objects::object_base(&t.name);
+        let Some(client) = &self.client else {
+            return Ok(format!(
+                "No Kubernetes object was created ({} is false): `egret kubernetes manifests` \
+                 prints them; create Secret {} in namespace {ns} from {}.",
+                crate::settings::CREATE,
+                objects::secret_name(&t.name),
+                t.credentials_dir.display()
+            ));
+        };
+        client::apply(client, &t.name, ns, &secret, &built).await?;
         tracing::info!(topology = %t.id, namespace = %ns, objects = %base, "Kubernetes objects created.");
         Ok(format!(
             "Created in Kubernetes namespace {ns}: StatefulSet {base}-master (the topology master), \
@@ -82,8 +96,12 @@ impl KubernetesScheduler {
 
     async fn remove_topology(&self, name: &str) -> Result<Vec<String>, ClusterSchedulerError> {
         let ns = &self.settings.namespace;
-        let removed = client::delete(&self.client, name, ns).await?;
-        let left = client::remaining(&self.client, name, ns).await?;
+        let Some(client) = &self.client else {
+            // Applied another way: removed the same way.
+            return Ok(Vec::new());
+        };
+        let removed = client::delete(client, name, ns).await?;
+        let left = client::remaining(client, name, ns).await?;
         if !left.is_empty() {
             return Err(format!(
                 "objects of topology '{name}' are still in namespace {ns} after their deletion: {}",
@@ -112,6 +130,6 @@ impl ClusterScheduler for KubernetesScheduler {
 
     fn owns_processes(&self) -> bool {
         // Deleting the StatefulSets deletes their pods.
-        true
+        self.client.is_some()
     }
 }

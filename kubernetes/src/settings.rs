@@ -27,6 +27,11 @@ pub const MASTER_MEMORY_MB: &str = "egret.kubernetes.master.memory.mb";
 pub const SHIM_JAR: &str = "egret.kubernetes.shim.jar";
 /// The `java` the pods' instances run (the pods' `egret.java`): on the image's `PATH` by default.
 pub const JAVA: &str = "egret.kubernetes.java";
+/// Whether `egret jar` creates the objects (`true`, the default) or only
+/// stores the topology for objects applied another way (GitOps: `egret
+/// kubernetes manifests`); with `false` nothing calls the Kubernetes API, and
+/// `egret kill` leaves the objects to whoever applied them.
+pub const CREATE: &str = "egret.kubernetes.create";
 /// The port of the health endpoint (`/healthz`, `/readyz`) the master and
 /// the containers of a cluster topology serve; the pods' probes use it.
 pub const HEALTH_PORT: &str = "egret.health.port";
@@ -69,6 +74,8 @@ pub struct KubernetesSettings {
     /// are, for the pods (not the submitting machine's).
     pub shim_jar: String,
     pub java: String,
+    /// [`CREATE`].
+    pub create: bool,
 }
 
 fn bad(key: &'static str, expected: &'static str, value: &Value) -> SettingsError {
@@ -175,6 +182,13 @@ impl KubernetesSettings {
             health_port: health_port(config)?,
             shim_jar: string(config, SHIM_JAR)?.unwrap_or_else(|| DEFAULT_SHIM_JAR.to_owned()),
             java: string(config, JAVA)?.unwrap_or_else(|| DEFAULT_JAVA.to_owned()),
+            create: match config.get(CREATE) {
+                None | Some(Value::Null) => true,
+                Some(Value::Bool(b)) => *b,
+                Some(Value::String(s)) if s.trim() == "true" => true,
+                Some(Value::String(s)) if s.trim() == "false" => false,
+                Some(other) => return Err(bad(CREATE, "true or false", other)),
+            },
         })
     }
 }
@@ -228,6 +242,7 @@ mod tests {
             (HEALTH_PORT, json!(70000)),
             (STMGR_MEMORY_MB, json!(-1)),
             (SERVICE_ACCOUNT, json!(3)),
+            (CREATE, json!("maybe")),
         ] {
             let err = KubernetesSettings::resolve(&config(&[(IMAGE, json!("i")), (key, value)]))
                 .unwrap_err();

@@ -320,3 +320,88 @@ fn a_submission_creates_the_objects_and_a_kill_deletes_every_one() {
         twice.describe()
     );
 }
+
+/// `egret kubernetes manifests` (GitOps): main() runs and the topology is
+/// packed as `egret jar` would, its objects printed as YAML (the Secret
+/// only named, never printed), nothing stored (no ZooKeeper is even
+/// reachable); the printed objects are accepted by a real API server as
+/// they are, with the Secret the user creates from the credentials.
+#[test]
+fn manifests_print_objects_an_api_server_accepts_and_store_nothing() {
+    let cluster = Cluster::new("kubemanifests").expect("cluster");
+    let name = cluster.topology_name();
+    let args = vec![
+        "kubernetes".to_owned(),
+        "manifests".to_owned(),
+        cluster.artifacts.examples_jar.display().to_string(),
+        format!("{}.WordCountTopology", egret_e2e::EXAMPLES_PACKAGE),
+        name.clone(),
+        cluster.out_dir().display().to_string(),
+        "-c".to_owned(),
+        "topology.workers=3".to_owned(),
+        "-c".to_owned(),
+        "egret.state.manager=zookeeper".to_owned(),
+        "-c".to_owned(),
+        // Nothing listens there: nothing may be stored.
+        "egret.zookeeper.servers=127.0.0.1:1".to_owned(),
+        "-c".to_owned(),
+        "egret.kubernetes.image=egret:e2e".to_owned(),
+        "-c".to_owned(),
+        format!("egret.kubernetes.namespace={NAMESPACE}"),
+    ];
+    let printed = cluster.run(&args).expect("egret kubernetes manifests");
+    assert!(printed.success(), "{}", printed.describe());
+    let yaml = &printed.stdout;
+    assert!(
+        yaml.starts_with("# The Kubernetes objects of topology"),
+        "{yaml}"
+    );
+    assert!(
+        !yaml.contains("kind: Secret") && !yaml.contains("PRIVATE KEY"),
+        "{yaml}"
+    );
+    assert!(
+        !cluster.home().join("credentials").exists(),
+        "credentials written"
+    );
+
+    let docs: Vec<serde_json::Value> = serde_saphyr::from_multiple(yaml).expect("YAML documents");
+    let kinds: Vec<&str> = docs.iter().map(|d| d["kind"].as_str().unwrap()).collect();
+    assert_eq!(
+        kinds,
+        ["ConfigMap", "Service", "StatefulSet", "StatefulSet"]
+    );
+    assert_eq!(docs[3]["spec"]["replicas"], 3);
+
+    // Applied as a GitOps tool would: every document, as printed.
+    let plane = ControlPlane::start().expect("start etcd and kube-apiserver");
+    let rt = runtime();
+    let client = rt.block_on(plane.client()).expect("a client");
+    rt.block_on(async {
+        create_namespace(&client).await;
+        let pp = PostParams::default();
+        let config_map: ConfigMap = serde_json::from_value(docs[0].clone()).unwrap();
+        Api::<ConfigMap>::namespaced(client.clone(), NAMESPACE)
+            .create(&pp, &config_map)
+            .await
+            .expect("the ConfigMap");
+        let service: Service = serde_json::from_value(docs[1].clone()).unwrap();
+        Api::<Service>::namespaced(client.clone(), NAMESPACE)
+            .create(&pp, &service)
+            .await
+            .expect("the Service");
+        for doc in &docs[2..] {
+            let set: StatefulSet = serde_json::from_value(doc.clone()).unwrap();
+            Api::<StatefulSet>::namespaced(client.clone(), NAMESPACE)
+                .create(&pp, &set)
+                .await
+                .expect("a StatefulSet");
+        }
+        let lp = ListParams::default().labels(&label_selector(&name));
+        let sets = Api::<StatefulSet>::namespaced(client.clone(), NAMESPACE)
+            .list(&lp)
+            .await
+            .unwrap();
+        assert_eq!(sets.items.len(), 2);
+    });
+}
