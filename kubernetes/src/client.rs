@@ -4,7 +4,8 @@
 //! Invariants:
 //! - [`apply`] creates the Secret first and the StatefulSets last (a pod
 //!   never starts without its volumes); an object that exists already is an
-//!   error naming it, and a failure half way deletes what this call created;
+//!   error naming it, and a failure after the first creation deletes the
+//!   topology's objects (by label) again;
 //! - [`delete`] removes every object labelled with the topology (ConfigMaps,
 //!   Secrets, Services, StatefulSets and any pod left), with background
 //!   propagation, and returns what it removed; [`remaining`] lists what is

@@ -196,7 +196,7 @@ fn the_pods_run_as_the_kubelet_would_and_count_exactly() {
     });
 
     let name = cluster.topology_name();
-    let config = vec![
+    let config = [
         "-c".to_owned(),
         "egret.state.manager=zookeeper".to_owned(),
         "-c".to_owned(),
