@@ -365,6 +365,41 @@ fn manifests_print_objects_an_api_server_accepts_and_store_nothing() {
         "credentials written"
     );
 
+    // Stored for those objects: egret.kubernetes.create=false calls no API
+    // (the kubeconfig it would infer does not exist) and writes the
+    // credentials.
+    let zk = ZkServer::start().expect("ZooKeeper");
+    let mut store = vec![
+        "jar".to_owned(),
+        "--scheduler".to_owned(),
+        "kubernetes".to_owned(),
+    ];
+    store.extend(args[2..].iter().cloned());
+    store.extend([
+        "-c".to_owned(),
+        format!("egret.zookeeper.servers={}", zk.servers()),
+        "-c".to_owned(),
+        "egret.kubernetes.create=false".to_owned(),
+    ]);
+    let mut cmd = cluster.egret(&store);
+    cmd.env("KUBECONFIG", "/nonexistent/kubeconfig");
+    let stored =
+        egret_e2e::run_with_timeout(&mut cmd, std::time::Duration::from_secs(120)).unwrap();
+    assert!(stored.success(), "{}", stored.describe());
+    assert!(
+        stored.stdout.contains("No Kubernetes object was created"),
+        "{}",
+        stored.describe()
+    );
+    assert!(
+        cluster
+            .home()
+            .join("credentials")
+            .join(&name)
+            .join("key.pem")
+            .is_file()
+    );
+
     let docs: Vec<serde_json::Value> = serde_saphyr::from_multiple(yaml).expect("YAML documents");
     let kinds: Vec<&str> = docs.iter().map(|d| d["kind"].as_str().unwrap()).collect();
     assert_eq!(
