@@ -243,7 +243,6 @@ mod tests {
             (STMGR_MEMORY_MB, json!(-1)),
             (SERVICE_ACCOUNT, json!(3)),
             (CREATE, json!("maybe")),
-            (CREATE, json!("maybe")),
         ] {
             let err = KubernetesSettings::resolve(&config(&[(IMAGE, json!("i")), (key, value)]))
                 .unwrap_err();
