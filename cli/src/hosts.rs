@@ -100,6 +100,10 @@ pub async fn run_master(config: &Layered, args: &HostArgs) -> anyhow::Result<()>
     let (state, _) = open_cluster_state(config).await?;
     let state = Arc::new(state);
     let credentials = TopologyCredentials::load(credentials)?;
+    let health = match crate::health::configured_port(config)? {
+        Some(port) => Some(crate::health::serve(args.network.bind, port).await?),
+        None => None,
+    };
     let metrics_dir = work.join("topologies").join(name);
     std::fs::create_dir_all(&metrics_dir)
         .with_context(|| format!("cannot create {}", metrics_dir.display()))?;
@@ -113,13 +117,17 @@ pub async fn run_master(config: &Layered, args: &HostArgs) -> anyhow::Result<()>
             advertise,
         })
         .await?;
+    // Serving from here (a standby returns from bind_setup once it took over).
+    if let Some(health) = &health {
+        health.set_ready(true);
+    }
     master.serve().await?;
     remove_topology(&state, name).await;
     Ok(())
 }
 
 /// What a kill leaves: nothing of the topology in the state manager.
-async fn remove_topology(state: &Backend, name: &str) {
+pub(crate) async fn remove_topology(state: &Backend, name: &str) {
     let removals = [
         ("topology", state.delete_topology(name).await),
         ("package", state.delete_package(name).await),
@@ -155,6 +163,10 @@ pub async fn run_container(
     args.network.advertised()?;
     let signal = egret_supervisor::termination_signal().context("cannot wait for signals")?;
     let (state, resolved) = open_cluster_state(config).await?;
+    let health = match crate::health::configured_port(config)? {
+        Some(port) => Some(crate::health::serve(args.network.bind, port).await?),
+        None => None,
+    };
     let dir = egret_container::cluster::materialize(&state, name, credentials, work).await?;
     let topology = dir.read_topology()?;
     let (servers, root) = match &resolved {
@@ -187,12 +199,49 @@ pub async fn run_container(
     let why = tokio::select! {
         which = signal => format!("signal {which}"),
         reason = egret_container::cluster::until_removed(&state, name, &topology.id) => reason,
+        never = follow_readiness(&state, name, &topology.id, index, health.as_ref()) => match never {},
     };
     tracing::info!(container = index, reason = %why, "Stopping the container.");
     for summary in supervisor.stop().await {
         tracing::info!(child = %summary.name, restarts = summary.restarts, "Child stopped.");
     }
     Ok(())
+}
+
+/// How often a container's readiness is checked in the state manager.
+const READINESS_POLL: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Keeps `health` ready exactly while the physical plan the master
+/// published for topology `id` lists container `index`'s stream manager
+/// (registered with the serving master). Never returns.
+async fn follow_readiness(
+    state: &Backend,
+    name: &str,
+    id: &str,
+    index: i32,
+    health: Option<&crate::health::Health>,
+) -> std::convert::Infallible {
+    let Some(health) = health else {
+        return std::future::pending().await;
+    };
+    loop {
+        let ready = match state.get_physical_plan(name).await {
+            Ok(Some(plan)) => {
+                plan.topology_id == id
+                    && plan
+                        .stream_managers
+                        .iter()
+                        .any(|s| s.container_index == index)
+            }
+            Ok(None) => false,
+            Err(e) => {
+                tracing::debug!(error = %e, "Cannot read the physical plan for readiness.");
+                false
+            }
+        };
+        health.set_ready(ready);
+        tokio::time::sleep(READINESS_POLL).await;
+    }
 }
 
 /// The flags of `egret container --topology-dir` (and `egret stmgr`) naming

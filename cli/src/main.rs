@@ -11,8 +11,10 @@
 //!   the children's parent-death signal fires only when this process exits.
 
 mod bench;
+mod health;
 mod hosts;
 mod java_runtime;
+mod kube;
 mod manage;
 mod metrics;
 mod stats;
@@ -72,8 +74,17 @@ struct SubmitArgs {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Run a jar's main() and launch every topology it submits on the local cluster (detached)
-    Jar(SubmitArgs),
+    /// Run a jar's main() and launch every topology it submits on the local cluster (detached), or on the cluster the config names
+    Jar {
+        #[command(flatten)]
+        submit: SubmitArgs,
+        /// What runs the topologies of a shared state manager: local (the hosts an operator runs) or kubernetes; the config key egret.scheduler
+        #[arg(long, value_name = "NAME")]
+        scheduler: Option<String>,
+    },
+    /// Kubernetes: `manifests JAR MAIN [ARGS]` prints the objects `egret jar --scheduler kubernetes` would create, as YAML
+    #[command(subcommand)]
+    Kubernetes(KubernetesCommand),
     /// Like `jar`, in the foreground: stream the topologies' logs while main() runs and for --local-ttl seconds after it returns, then kill them
     Local {
         #[command(flatten)]
@@ -134,6 +145,12 @@ enum Command {
     Stmgr(StmgrArgs),
 }
 
+#[derive(Debug, Subcommand)]
+enum KubernetesCommand {
+    /// Run main() and print each submitted topology's Kubernetes objects (the Secret apart); nothing is stored or created
+    Manifests(SubmitArgs),
+}
+
 #[derive(Debug, Clone, Args)]
 struct MasterArgs {
     #[arg(long, value_name = "DIR", conflicts_with = "topology")]
@@ -146,8 +163,12 @@ struct MasterArgs {
 struct ContainerArgs {
     #[arg(long, value_name = "DIR", conflicts_with = "topology")]
     topology_dir: Option<PathBuf>,
-    #[arg(long, value_name = "N")]
-    index: i32,
+    /// The container's index in the packing plan (1..=containers)
+    #[arg(long, value_name = "N", required_unless_present = "ordinal")]
+    index: Option<i32>,
+    /// The pod's ordinal in its StatefulSet (0-based): the index is ordinal + 1
+    #[arg(long, value_name = "N", conflicts_with_all = ["index", "topology_dir"])]
+    ordinal: Option<u32>,
     /// With --topology-dir: the ZooKeeper servers its stream manager finds
     /// the master in (set by a host's `egret container --topology`).
     #[arg(long, value_name = "HOST:PORT,..", requires = "topology_dir")]
@@ -225,9 +246,19 @@ fn executable() -> anyhow::Result<PathBuf> {
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let Cli { config, command } = cli;
     match command {
-        Command::Jar(args) => {
-            let (args, conf, _) = submit::split_trailing_options(args, config.conf, false)?;
+        Command::Jar {
+            submit: args,
+            scheduler,
+        } => {
+            let (args, mut conf, _) = submit::split_trailing_options(args, config.conf, false)?;
+            if let Some(name) = scheduler {
+                conf.push(format!("{}={name}", egret_scheduler::cluster::SCHEDULER));
+            }
             current_thread_runtime()?.block_on(submit::jar(config.config, conf, args))?;
+        }
+        Command::Kubernetes(KubernetesCommand::Manifests(args)) => {
+            let (args, conf, _) = submit::split_trailing_options(args, config.conf, false)?;
+            current_thread_runtime()?.block_on(submit::manifests(config.config, conf, args))?;
         }
         Command::Local {
             submit: args,
@@ -294,9 +325,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Container(role) => match role.topology_dir {
             Some(topology_dir) => {
+                let index = role.index.context("--topology-dir needs --index N")?;
                 let options = egret_container::ContainerOptions {
                     topology_dir,
-                    index: role.index,
+                    index,
                     executable: executable()?,
                     stream_manager_args: hosts::stream_manager_args(
                         role.zookeeper.as_deref(),
@@ -306,18 +338,21 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 };
                 current_thread_runtime()?
                     .block_on(egret_container::run(options))
-                    .with_context(|| format!("container {} failed", role.index))?;
+                    .with_context(|| format!("container {index} failed"))?;
             }
             None => {
+                let index = match (role.index, role.ordinal) {
+                    (Some(index), _) => index,
+                    (None, Some(ordinal)) => i32::try_from(ordinal)
+                        .ok()
+                        .and_then(|o| o.checked_add(1))
+                        .context("--ordinal is too large")?,
+                    (None, None) => anyhow::bail!("egret container needs --index N or --ordinal N"),
+                };
                 let cfg = manage::load_config(config.config.as_deref(), &config.conf)?;
                 current_thread_runtime()?
-                    .block_on(hosts::run_container(
-                        &cfg,
-                        &role.host,
-                        role.index,
-                        executable()?,
-                    ))
-                    .with_context(|| format!("container {} failed", role.index))?;
+                    .block_on(hosts::run_container(&cfg, &role.host, index, executable()?))
+                    .with_context(|| format!("container {index} failed"))?;
             }
         },
         Command::Tmaster(role) => {
@@ -387,7 +422,7 @@ mod tests {
         assert_eq!(cli.config.conf, vec!["a=1"]);
         assert_eq!(cli.config.config, Some(PathBuf::from("f.yaml")));
         match cli.command {
-            Command::Jar(args) => {
+            Command::Jar { submit: args, .. } => {
                 assert_eq!(args.main_class, "com.Main");
                 assert_eq!(args.args, vec!["x", "--flag", "-c", "b=2"]);
             }

@@ -218,7 +218,38 @@ pub async fn set_active(config: &Layered, name: &str, active: bool) -> anyhow::R
 /// `egret kill NAME -w SECS`.
 pub async fn kill(config: &Layered, name: &str, wait_secs: u32) -> anyhow::Result<()> {
     if let Some(state) = crate::hosts::cluster_of(config).await? {
-        return crate::hosts::kill(&state, config, name, wait_secs).await;
+        use egret_state_manager::StateManager as _;
+        let resolved = egret_config::state::StateManagerConfig::resolve(&config.merged)?;
+        let topology = state.get_topology(name).await?;
+        let stored = topology.is_some();
+        // Before the kill: a scheduler that cannot be reached fails it
+        // while the topology still runs.
+        let scheduler_config = crate::kube::scheduler_config(config, topology.as_ref())?;
+        let scheduler = crate::kube::cluster_scheduler(&scheduler_config, &resolved).await?;
+        let live_master = state.master_location(name).await?.is_some();
+        if stored && (live_master || !scheduler.owns_processes()) {
+            crate::hosts::kill(&state, config, name, wait_secs).await?;
+        } else if stored {
+            tracing::warn!(
+                topology = name,
+                "No live topology master: deleting what runs it, then removing it from the state manager."
+            );
+        }
+        let removed = scheduler.remove(name).await.map_err(|e| {
+            anyhow::anyhow!(
+                "topology '{name}' was killed but its scheduler could not remove it: {e}"
+            )
+        })?;
+        if stored && !live_master && scheduler.owns_processes() {
+            crate::hosts::remove_topology(&state, name).await;
+        }
+        if !stored && removed.is_empty() {
+            anyhow::bail!("no topology named '{name}' in the state manager");
+        }
+        if !removed.is_empty() {
+            println!("Deleted {}.", removed.join(", "));
+        }
+        return Ok(());
     }
     let cluster = cluster(config)?;
     let dir = cluster.topology(name)?;

@@ -148,13 +148,29 @@ pub fn submitter_args(
 /// What serving a submission needs.
 pub struct Launcher {
     pub submitter: LocalSubmitter,
-    /// Set when the config names a shared state manager: topologies are
-    /// stored there for the cluster's hosts to run, not run here.
-    pub cluster: Option<ClusterSubmitter>,
+    /// Where the topologies go: the local cluster, a shared state manager
+    /// (and the scheduler that runs them from there), or nowhere (printed).
+    pub target: Target,
     pub user_jar: PathBuf,
     pub submitted: Vec<SubmittedTopology>,
     /// What went to the shared state manager.
     pub stored: Vec<ClusterSubmission>,
+    /// How many topologies' manifests were printed.
+    pub printed: usize,
+}
+
+/// Where a submission's topologies go.
+pub enum Target {
+    /// The local cluster: run here.
+    Local,
+    /// Stored in the shared state manager, then launched by `scheduler`
+    /// (the operator's hosts, or Kubernetes).
+    Cluster {
+        submitter: ClusterSubmitter,
+        scheduler: Box<dyn egret_scheduler::cluster::ClusterScheduler>,
+    },
+    /// `egret kubernetes manifests`: validated, packed and printed as YAML.
+    Manifests(crate::kube::Manifests),
 }
 
 impl Launcher {
@@ -162,26 +178,47 @@ impl Launcher {
     /// the refusal.
     pub async fn submit(&mut self, topology: Option<Topology>) -> Result<String, String> {
         let topology = topology.ok_or("the submission holds no topology")?;
-        if let Some(cluster) = &self.cluster {
-            let stored = cluster
-                .submit(topology, &self.user_jar)
-                .await
-                .map_err(|e| e.to_string())?;
-            let containers = stored.plan.containers.len();
-            println!(
-                "Submitted topology '{}' ({}) to the cluster's state manager: {containers} containers. \
-                 Its credentials are in {} (give them to its hosts). Each host runs \
-                 `egret tmaster --topology {name} --credentials DIR --work-dir DIR --bind IP` \
-                 (one or more; one serves) or `egret container --topology {name} --index N \
-                 --credentials DIR --work-dir DIR --bind IP` for N in 1..={containers}.",
-                stored.name,
-                stored.id,
-                stored.credentials_dir.display(),
-                name = stored.name,
-            );
-            let id = stored.id.clone();
-            self.stored.push(stored);
-            return Ok(id);
+        match &self.target {
+            Target::Local => {}
+            Target::Manifests(manifests) => {
+                let name = topology.name.clone();
+                let yaml = manifests.render(topology).map_err(|e| format!("{e:#}"))?;
+                print!("{yaml}");
+                self.printed += 1;
+                return Ok(format!("{name} (not submitted)"));
+            }
+            Target::Cluster {
+                submitter,
+                scheduler,
+            } => {
+                let stored = submitter
+                    .submit(topology, &self.user_jar)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                let containers = stored.plan.containers.len();
+                println!(
+                    "Submitted topology '{}' ({}) to the cluster's state manager: {containers} containers.",
+                    stored.name, stored.id,
+                );
+                let launch = egret_scheduler::cluster::ClusterLaunch {
+                    name: stored.name.clone(),
+                    id: stored.id.clone(),
+                    plan: stored.plan.clone(),
+                    settings: stored.settings,
+                    credentials_dir: stored.credentials_dir.clone(),
+                };
+                let told = scheduler.launch(&launch).await.map_err(|e| {
+                    format!(
+                        "topology '{}' is in the state manager but could not be launched: {e} \
+                         (egret kill {} removes it)",
+                        stored.name, stored.name
+                    )
+                })?;
+                println!("{told}");
+                let id = stored.id.clone();
+                self.stored.push(stored);
+                return Ok(id);
+            }
         }
         let submitted = self
             .submitter
@@ -288,6 +325,7 @@ async fn run_main(
     config: &Layered,
     args: &SubmitArgs,
     follow_logs: bool,
+    manifests: bool,
 ) -> anyhow::Result<MainOutcome> {
     let executable =
         std::env::current_exe().context("cannot find the path of the egret executable")?;
@@ -329,6 +367,10 @@ async fn run_main(
         egret_config::JAVA.into(),
         Value::String(java.to_string_lossy().into_owned()),
     );
+    // ...except in pods, which have the image's.
+    if manifests || crate::kube::runs_in_pods(config)? {
+        crate::kube::pod_paths(config, &mut cluster_config)?;
+    }
 
     let socket_dir = tempfile::Builder::new()
         .prefix("egret-submit-")
@@ -356,6 +398,10 @@ async fn run_main(
         Value::Object(cluster_config).to_string(),
     )
     .stdin(Stdio::null());
+    if manifests {
+        // stdout is the YAML: main()'s own output goes to stderr.
+        cmd.stdout(std::io::stderr());
+    }
     {
         use std::os::unix::process::CommandExt;
         cmd.process_group(0);
@@ -366,24 +412,38 @@ async fn run_main(
         .spawn()
         .with_context(|| format!("cannot start the JVM '{}'", java.display()))?;
 
-    let shared_state = match StateManagerConfig::resolve(&config.merged)? {
-        StateManagerConfig::Local { .. } => None,
+    let target = match StateManagerConfig::resolve(&config.merged)? {
+        _ if manifests => Target::Manifests(crate::kube::Manifests::resolve(config)?),
+        StateManagerConfig::Local { .. } => {
+            if crate::kube::runs_in_pods(config)? {
+                bail!(
+                    "the Kubernetes scheduler keeps topologies in ZooKeeper: set {}=zookeeper and {}",
+                    egret_config::state::STATE_MANAGER,
+                    egret_config::state::ZOOKEEPER_SERVERS
+                );
+            }
+            Target::Local
+        }
         other if follow_logs => bail!(
             "egret local runs topologies on this machine's local cluster, not on {other:?}: use egret jar to submit to a cluster (or drop {})",
             egret_config::state::STATE_MANAGER
         ),
-        other => Some(ClusterSubmitter::new(
-            egret_state_manager::Backend::open(&other).await?,
-            crate::hosts::credentials_root(config),
-            credentials.clone(),
-        )),
+        other => Target::Cluster {
+            submitter: ClusterSubmitter::new(
+                egret_state_manager::Backend::open(&other).await?,
+                crate::hosts::credentials_root(config),
+                credentials.clone(),
+            ),
+            scheduler: crate::kube::cluster_scheduler(&config.merged, &other).await?,
+        },
     };
     let launcher = Arc::new(Mutex::new(Launcher {
         submitter: LocalSubmitter::new(cluster, executable).with_credentials(credentials),
-        cluster: shared_state,
+        target,
         user_jar,
         submitted: Vec::new(),
         stored: Vec::new(),
+        printed: 0,
     }));
     let max_frame = frame_cap(&config.merged);
     let mut connections = JoinSet::new();
@@ -429,7 +489,11 @@ async fn run_main(
     let failure = match status {
         None => Some(anyhow::anyhow!("interrupted")),
         Some(status) => match status.code() {
-            Some(0) if launcher.submitted.is_empty() && launcher.stored.is_empty() => {
+            Some(0)
+                if launcher.submitted.is_empty()
+                    && launcher.stored.is_empty()
+                    && launcher.printed == 0 =>
+            {
                 Some(anyhow::anyhow!(
                     "main class {} returned without submitting a topology",
                     args.main_class
@@ -470,7 +534,7 @@ pub async fn jar(
     args: SubmitArgs,
 ) -> anyhow::Result<()> {
     let config = crate::manage::load_config(config_file.as_deref(), &conf)?;
-    let outcome = run_main(&config, &args, false).await?;
+    let outcome = run_main(&config, &args, false, false).await?;
     match outcome.failure {
         Some(e) => {
             for s in &outcome.launcher.submitted {
@@ -481,6 +545,21 @@ pub async fn jar(
             }
             Err(e)
         }
+        None => Ok(()),
+    }
+}
+
+/// `egret kubernetes manifests`: runs main() as `egret jar` does and prints
+/// the Kubernetes objects of every topology it submits; nothing is stored.
+pub async fn manifests(
+    config_file: Option<PathBuf>,
+    conf: Vec<String>,
+    args: SubmitArgs,
+) -> anyhow::Result<()> {
+    let config = crate::manage::load_config(config_file.as_deref(), &conf)?;
+    let outcome = run_main(&config, &args, false, true).await?;
+    match outcome.failure {
+        Some(e) => Err(e),
         None => Ok(()),
     }
 }
@@ -548,7 +627,7 @@ pub async fn local(
     ttl_secs: u64,
 ) -> anyhow::Result<()> {
     let config = crate::manage::load_config(config_file.as_deref(), &conf)?;
-    let outcome = run_main(&config, &args, true).await?;
+    let outcome = run_main(&config, &args, true, false).await?;
     let launcher = outcome.launcher;
     let mut tail = outcome.tail.unwrap_or_default();
     if let Some(e) = outcome.failure {
@@ -600,10 +679,11 @@ mod tests {
     fn launcher(root: &Path, jar: &Path) -> Launcher {
         Launcher {
             submitter: LocalSubmitter::without_scheduler(LocalCluster::new(root)),
-            cluster: None,
+            target: Target::Local,
             stored: Vec::new(),
             user_jar: jar.to_owned(),
             submitted: Vec::new(),
+            printed: 0,
         }
     }
 

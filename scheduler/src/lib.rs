@@ -19,6 +19,7 @@
 //!   last metrics snapshot, moves the topology dir to `killed/` and returns
 //!   `Ok` (the process exits 0). Any other exit of the master restarts it.
 
+pub mod cluster;
 pub mod packing;
 
 use std::future::Future;

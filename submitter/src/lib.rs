@@ -84,7 +84,7 @@ impl From<StateError> for SubmitError {
 
 /// Resolves the settings every process of `topology` shares (once, here) and
 /// validates it; returns the settings.
-pub(crate) fn prepare(topology: &mut Topology) -> Result<TopologySettings, SubmitError> {
+pub fn prepare(topology: &mut Topology) -> Result<TopologySettings, SubmitError> {
     egret_config::settings::resolve_topology(topology)
         .map_err(|e| SubmitError::Invalid(e.to_string()))?;
     validate(topology).map_err(SubmitError::Invalid)?;

@@ -40,6 +40,8 @@
 //!   is found by the `egret-kube-<pid>-` in its arguments and killed, and its
 //!   directory removed, by the next [`ControlPlane::start`] on the machine.
 
+pub mod kubelet;
+
 use std::fmt;
 use std::fs;
 use std::io::{self, Read, Write};
