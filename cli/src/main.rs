@@ -115,7 +115,12 @@ enum Command {
         #[arg(long)]
         disable: bool,
         /// Percentage of emitted tuples logged, 0 to 100
-        #[arg(short = 's', long = "sampling-pct", value_name = "PCT", default_value_t = 100.0)]
+        #[arg(
+            short = 's',
+            long = "sampling-pct",
+            value_name = "PCT",
+            default_value_t = 100.0
+        )]
         sampling_pct: f64,
     },
     /// Print a topology's metrics (restarts, acked/failed/timed-out trees, complete latency, ledger)

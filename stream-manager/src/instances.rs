@@ -17,8 +17,8 @@ use std::time::Duration;
 
 use egret_proto::frame::{decode_message, encode_message};
 use egret_proto::v1::{
-    Hello, InstanceAssignment, InstancePlan, InstanceToStreamManager, PeerRole, PhysicalPlan,
-    EventLogging, StateChange, StreamManagerToInstance, Throttle, TopologyState, TreeEvents,
+    EventLogging, Hello, InstanceAssignment, InstancePlan, InstanceToStreamManager, PeerRole,
+    PhysicalPlan, StateChange, StreamManagerToInstance, Throttle, TopologyState, TreeEvents,
     instance_to_stream_manager, stream_manager_to_instance,
 };
 use futures::{SinkExt, StreamExt};

@@ -13,7 +13,9 @@ pub const EVENTLOGGER_COMPONENT_ID: &str = "__eventlogger";
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum DebugError {
-    #[error("component '{component}' is not a component of topology {topology} (its components: {known})")]
+    #[error(
+        "component '{component}' is not a component of topology {topology} (its components: {known})"
+    )]
     UnknownComponent {
         component: String,
         topology: String,
@@ -54,7 +56,11 @@ impl DebugOptions {
                     entry.component.clone(),
                     Options {
                         enable: entry.enable,
-                        sampling_pct: if entry.enable { entry.sampling_pct } else { 0.0 },
+                        sampling_pct: if entry.enable {
+                            entry.sampling_pct
+                        } else {
+                            0.0
+                        },
                     },
                 );
             }
@@ -67,7 +73,10 @@ impl DebugOptions {
     /// to 100, and enabling needs the topology's event logger.
     pub fn apply(&mut self, topology: &Topology, request: &DebugRequest) -> Result<(), DebugError> {
         if !request.component.is_empty()
-            && !topology.components.iter().any(|c| c.id == request.component)
+            && !topology
+                .components
+                .iter()
+                .any(|c| c.id == request.component)
         {
             return Err(DebugError::UnknownComponent {
                 component: request.component.clone(),
@@ -95,7 +104,11 @@ impl DebugOptions {
             request.component.clone(),
             Options {
                 enable: request.enable,
-                sampling_pct: if request.enable { request.sampling_pct } else { 0.0 },
+                sampling_pct: if request.enable {
+                    request.sampling_pct
+                } else {
+                    0.0
+                },
             },
         );
         Ok(())

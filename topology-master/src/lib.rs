@@ -37,11 +37,11 @@ use egret_metrics::{Registry, Snapshot, SnapshotWriter};
 use egret_proto::frame::{decode_message, encode_message};
 use egret_proto::handshake::accept;
 use egret_proto::v1::{
-    ClientRequest, ClientResponse, ComponentKind, DebugRequest,
-    ExecutorStatsSummary, MasterToStreamManager,
-    MetricsReport, PackingPlan, PeerRole, PhysicalPlan, ProcessMetrics, ReportedError, StatsReport,
-    StreamManagerLocation, StreamManagerToMaster, Topology, TopologyState, TopologySummary,
-    WindowedStats, client_request, master_to_stream_manager, stream_manager_to_master,
+    ClientRequest, ClientResponse, ComponentKind, DebugRequest, ExecutorStatsSummary,
+    MasterToStreamManager, MetricsReport, PackingPlan, PeerRole, PhysicalPlan, ProcessMetrics,
+    ReportedError, StatsReport, StreamManagerLocation, StreamManagerToMaster, Topology,
+    TopologyState, TopologySummary, WindowedStats, client_request, master_to_stream_manager,
+    stream_manager_to_master,
 };
 use egret_proto::{FrameCodec, Token};
 use egret_state_manager::{
@@ -429,7 +429,13 @@ async fn restored_state(
     name: &str,
     topology: &Topology,
 ) -> (TopologyState, bool, debug::DebugOptions) {
-    let fresh = || (TopologyState::Running, false, debug::DebugOptions::default());
+    let fresh = || {
+        (
+            TopologyState::Running,
+            false,
+            debug::DebugOptions::default(),
+        )
+    };
     match state.get_physical_plan(name).await {
         Ok(None) => fresh(),
         Ok(Some(plan)) if plan.topology_id == topology.id => {
@@ -976,7 +982,11 @@ fn set_debug(shared: &Shared, request: &DebugRequest) -> ClientResponse {
         return error_response(refused.to_string());
     }
     info!(
-        component = if request.component.is_empty() { "(the whole topology)" } else { request.component.as_str() },
+        component = if request.component.is_empty() {
+            "(the whole topology)"
+        } else {
+            request.component.as_str()
+        },
         enable = request.enable,
         sampling_pct = request.sampling_pct,
         "Debug options changed by a client request."

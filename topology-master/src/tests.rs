@@ -2,8 +2,9 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use egret_proto::v1::{
-    Component, ComponentDebug, ContainerPlan, DebugRequest, DetachedKillRequest, Empty, InstancePlan, KillRequest, MetricValue,
-    RegisterStreamManager, ReportedError, StatsReport, TaskStatsDelta,
+    Component, ComponentDebug, ContainerPlan, DebugRequest, DetachedKillRequest, Empty,
+    InstancePlan, KillRequest, MetricValue, RegisterStreamManager, ReportedError, StatsReport,
+    TaskStatsDelta,
 };
 use egret_state_manager::LocalCluster;
 use tokio::net::TcpStream;
