@@ -113,6 +113,27 @@ enum Command {
         /// Topology name
         name: String,
     },
+    /// Turn event logging on or off for a component, or for the whole topology (Storm UI's Debug button); the events go to the event logger (`topology.eventlogger.executors` above 0 at submission)
+    Debug {
+        /// Topology name
+        name: String,
+        /// Component id; without it, every component of the topology
+        component: Option<String>,
+        /// Start logging the component's emitted tuples
+        #[arg(long, conflicts_with = "disable", required_unless_present = "disable")]
+        enable: bool,
+        /// Stop logging them
+        #[arg(long)]
+        disable: bool,
+        /// Percentage of emitted tuples logged, 0 to 100
+        #[arg(
+            short = 's',
+            long = "sampling-pct",
+            value_name = "PCT",
+            default_value_t = 100.0
+        )]
+        sampling_pct: f64,
+    },
     /// Print a topology's metrics (restarts, acked/failed/timed-out trees, complete latency, ledger)
     Metrics {
         /// Topology name
@@ -286,6 +307,33 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let cfg = manage::load_config(config.config.as_deref(), &config.conf)?;
             current_thread_runtime()?.block_on(manage::set_active(&cfg, &name, false))?;
             println!("Deactivated topology '{name}'.");
+        }
+        Command::Debug {
+            name,
+            component,
+            enable,
+            disable: _,
+            sampling_pct,
+        } => {
+            let cfg = manage::load_config(config.config.as_deref(), &config.conf)?;
+            let component = component.unwrap_or_default();
+            current_thread_runtime()?.block_on(manage::debug(
+                &cfg,
+                &name,
+                &component,
+                enable,
+                sampling_pct,
+            ))?;
+            let target = if component.is_empty() {
+                format!("topology '{name}'")
+            } else {
+                format!("component '{component}' of topology '{name}'")
+            };
+            if enable {
+                println!("Event logging on for {target} ({sampling_pct}% of emitted tuples).");
+            } else {
+                println!("Event logging off for {target}.");
+            }
         }
         Command::Metrics { name } => {
             let cfg = manage::load_config(config.config.as_deref(), &config.conf)?;

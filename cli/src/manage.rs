@@ -215,6 +215,35 @@ pub async fn set_active(config: &Layered, name: &str, active: bool) -> anyhow::R
     Ok(())
 }
 
+/// `egret debug NAME [COMPONENT] --enable|--disable [-s PCT]`: Storm's
+/// debug (event logging) through the topology's master.
+pub async fn debug(
+    config: &Layered,
+    name: &str,
+    component: &str,
+    enable: bool,
+    sampling_pct: f64,
+) -> anyhow::Result<()> {
+    let req = client_request::Request::Debug(egret_proto::v1::DebugRequest {
+        component: component.to_owned(),
+        enable,
+        sampling_pct: if enable { sampling_pct } else { 0.0 },
+    });
+    if let Some(state) = crate::hosts::cluster_of(config).await? {
+        crate::hosts::ask(&state, config, name, req, CONTROL_TIMEOUT).await?;
+        return Ok(());
+    }
+    let cluster = cluster(config)?;
+    let dir = cluster.topology(name)?;
+    let response = request(&dir, req, CONTROL_TIMEOUT)
+        .await
+        .with_context(|| format!("cannot reach the topology master of '{name}'"))?;
+    if !response.ok {
+        bail!("topology '{name}' refused: {}", response.error);
+    }
+    Ok(())
+}
+
 /// `egret kill NAME -w SECS`.
 pub async fn kill(config: &Layered, name: &str, wait_secs: u32) -> anyhow::Result<()> {
     if let Some(state) = crate::hosts::cluster_of(config).await? {

@@ -17,8 +17,8 @@ use std::time::Duration;
 
 use egret_proto::frame::{decode_message, encode_message};
 use egret_proto::v1::{
-    Hello, InstanceAssignment, InstancePlan, InstanceToStreamManager, PeerRole, PhysicalPlan,
-    StateChange, StreamManagerToInstance, Throttle, TopologyState, TreeEvents,
+    EventLogging, Hello, InstanceAssignment, InstancePlan, InstanceToStreamManager, PeerRole,
+    PhysicalPlan, StateChange, StreamManagerToInstance, Throttle, TopologyState, TreeEvents,
     instance_to_stream_manager, stream_manager_to_instance,
 };
 use futures::{SinkExt, StreamExt};
@@ -222,11 +222,18 @@ struct Current {
     assigned: bool,
     ready: bool,
     state: i32,
+    /// The event sampling this connection was last told (assignment or `event_logging`).
+    sampling_pct: f64,
     /// What this connection was last told about the throttle (a new one starts unthrottled).
     throttled: bool,
 }
 
-fn assignment(shared: &Shared, context: &InstanceContext, state: i32) -> StreamManagerToInstance {
+fn assignment(
+    shared: &Shared,
+    context: &InstanceContext,
+    state: i32,
+    sampling_pct: f64,
+) -> StreamManagerToInstance {
     StreamManagerToInstance {
         message: Some(stream_manager_to_instance::Message::Assignment(
             InstanceAssignment {
@@ -237,13 +244,15 @@ fn assignment(shared: &Shared, context: &InstanceContext, state: i32) -> StreamM
                 container_index: shared.index,
                 work_dir: context.work_dir.clone(),
                 state,
+                event_sampling_pct: sampling_pct,
             },
         )),
     }
 }
 
 /// Brings the instance up to date with `plan`: its assignment first, then
-/// state changes. Forgets the connection if sending fails.
+/// state changes and event logging changes (Storm's debug options of its
+/// component). Forgets the connection if sending fails.
 async fn sync(
     shared: &Shared,
     context: &InstanceContext,
@@ -254,31 +263,47 @@ async fn sync(
         return;
     };
     let id = context.plan.instance_id.as_str();
-    let message = if !conn.assigned {
-        assignment(shared, context, plan.state)
-    } else if conn.state != plan.state {
-        StreamManagerToInstance {
+    let sampling_pct = egret_proto::event_sampling_pct(&plan.debug, &context.plan.component);
+    if !conn.assigned {
+        let message = assignment(shared, context, plan.state, sampling_pct);
+        if let Err(err) = conn.sink.send(encode_message(&message)).await {
+            warn!(instance = %id, error = %err, "Instance lost while sending it the plan.");
+            *current = None;
+            return;
+        }
+        info!(instance = %id, state = crate::state_name(plan.state), sampling_pct, "Assignment sent to the instance.");
+        conn.assigned = true;
+        conn.state = plan.state;
+        conn.sampling_pct = sampling_pct;
+        return;
+    }
+    if conn.state != plan.state {
+        let message = StreamManagerToInstance {
             message: Some(stream_manager_to_instance::Message::State(StateChange {
                 state: plan.state,
             })),
-        }
-    } else {
-        return;
-    };
-    match conn.sink.send(encode_message(&message)).await {
-        Ok(()) => {
-            if conn.assigned {
-                info!(instance = %id, state = crate::state_name(plan.state), "State change sent to the instance.");
-            } else {
-                info!(instance = %id, state = crate::state_name(plan.state), "Assignment sent to the instance.");
-            }
-            conn.assigned = true;
-            conn.state = plan.state;
-        }
-        Err(err) => {
+        };
+        if let Err(err) = conn.sink.send(encode_message(&message)).await {
             warn!(instance = %id, error = %err, "Instance lost while sending it the plan.");
             *current = None;
+            return;
         }
+        info!(instance = %id, state = crate::state_name(plan.state), "State change sent to the instance.");
+        conn.state = plan.state;
+    }
+    if conn.sampling_pct != sampling_pct {
+        let message = StreamManagerToInstance {
+            message: Some(stream_manager_to_instance::Message::EventLogging(
+                EventLogging { sampling_pct },
+            )),
+        };
+        if let Err(err) = conn.sink.send(encode_message(&message)).await {
+            warn!(instance = %id, error = %err, "Instance lost while sending it its event logging.");
+            *current = None;
+            return;
+        }
+        info!(instance = %id, sampling_pct, "Event logging change sent to the instance.");
+        conn.sampling_pct = sampling_pct;
     }
 }
 
@@ -335,7 +360,7 @@ pub(crate) async fn writer(
                         if current.is_some() {
                             info!(instance = %id, connection, "Instance reconnected: its new connection replaces the old one.");
                         }
-                        current = Some(Current { connection, sink, _superseded: superseded, assigned: false, ready: false, state: 0, throttled: false });
+                        current = Some(Current { connection, sink, _superseded: superseded, assigned: false, ready: false, state: 0, sampling_pct: 0.0, throttled: false });
                         let plan = plans.borrow().clone();
                         if let Some(plan) = plan {
                             sync(&shared, &context, &mut current, &plan).await;

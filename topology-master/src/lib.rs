@@ -37,10 +37,11 @@ use egret_metrics::{Registry, Snapshot, SnapshotWriter};
 use egret_proto::frame::{decode_message, encode_message};
 use egret_proto::handshake::accept;
 use egret_proto::v1::{
-    ClientRequest, ClientResponse, ComponentKind, ExecutorStatsSummary, MasterToStreamManager,
-    MetricsReport, PackingPlan, PeerRole, PhysicalPlan, ProcessMetrics, ReportedError, StatsReport,
-    StreamManagerLocation, StreamManagerToMaster, Topology, TopologyState, TopologySummary,
-    WindowedStats, client_request, master_to_stream_manager, stream_manager_to_master,
+    ClientRequest, ClientResponse, ComponentKind, DebugRequest, ExecutorStatsSummary,
+    MasterToStreamManager, MetricsReport, PackingPlan, PeerRole, PhysicalPlan, ProcessMetrics,
+    ReportedError, StatsReport, StreamManagerLocation, StreamManagerToMaster, Topology,
+    TopologyState, TopologySummary, WindowedStats, client_request, master_to_stream_manager,
+    stream_manager_to_master,
 };
 use egret_proto::{FrameCodec, Token};
 use egret_state_manager::{
@@ -54,6 +55,7 @@ use tokio_util::codec::Framed;
 use tracing::{debug, error, info, warn};
 
 pub mod client;
+pub mod debug;
 pub mod errors;
 pub mod stats;
 
@@ -160,6 +162,8 @@ struct Shared {
 
 struct Inner {
     state: TopologyState,
+    /// Storm's debug options (event logging), by component ("" for the whole topology).
+    debug: debug::DebugOptions,
     killing: bool,
     registrations: BTreeMap<i32, Registration>,
 }
@@ -238,7 +242,7 @@ impl TopologyMaster {
         let addr = Endpoint::new(host, bound.port());
         let registration = register(&state, &name, addr.clone()).await?;
         info!(%addr, %bound, topology = %topology.id, containers = packing.containers.len(), "Topology master listening.");
-        let (state_now, killing) = restored_state(&state, &name, &topology).await;
+        let (state_now, killing, debug_now) = restored_state(&state, &name, &topology).await;
         let (plan_tx, _) = watch::channel(None);
         let (persisted_tx, _) = watch::channel(None);
         let (killed_tx, _) = watch::channel(state_now == TopologyState::Killed);
@@ -256,6 +260,7 @@ impl TopologyMaster {
             started: Instant::now(),
             inner: Mutex::new(Inner {
                 state: state_now,
+                debug: debug_now,
                 killing,
                 registrations: BTreeMap::new(),
             }),
@@ -417,35 +422,48 @@ async fn persist_plans(shared: Arc<Shared>) {
 
 /// The state a (re)started topology master starts in: the one of the
 /// stored physical plan when a previous master of this topology wrote it (so
-/// a deactivated topology stays deactivated across a restart), else RUNNING.
-async fn restored_state(state: &Backend, name: &str, topology: &Topology) -> (TopologyState, bool) {
+/// a deactivated topology stays deactivated across a restart, and its debug
+/// options stay as they were), else RUNNING without debug options.
+async fn restored_state(
+    state: &Backend,
+    name: &str,
+    topology: &Topology,
+) -> (TopologyState, bool, debug::DebugOptions) {
+    let fresh = || {
+        (
+            TopologyState::Running,
+            false,
+            debug::DebugOptions::default(),
+        )
+    };
     match state.get_physical_plan(name).await {
-        Ok(None) => (TopologyState::Running, false),
+        Ok(None) => fresh(),
         Ok(Some(plan)) if plan.topology_id == topology.id => {
+            let debug = debug::DebugOptions::restored(topology, &plan.debug);
             match TopologyState::try_from(plan.state) {
                 Ok(TopologyState::Killed) => {
                     info!("Restarted after the topology was killed: staying KILLED.");
-                    (TopologyState::Killed, true)
+                    (TopologyState::Killed, true, debug)
                 }
                 Ok(TopologyState::Deactivated) => {
                     info!(
                         "Restarted: the topology stays DEACTIVATED, as the previous topology master left it."
                     );
-                    (TopologyState::Deactivated, false)
+                    (TopologyState::Deactivated, false, debug)
                 }
                 _ => {
                     info!("Restarted: the topology stays RUNNING.");
-                    (TopologyState::Running, false)
+                    (TopologyState::Running, false, debug)
                 }
             }
         }
         Ok(Some(plan)) => {
             warn!(plan_topology = %plan.topology_id, topology = %topology.id, "Ignoring a physical plan of another topology.");
-            (TopologyState::Running, false)
+            fresh()
         }
         Err(err) => {
             warn!(error = %err, "Cannot read the previous physical plan; starting RUNNING.");
-            (TopologyState::Running, false)
+            fresh()
         }
     }
 }
@@ -482,6 +500,7 @@ impl Shared {
                 .map(|r| r.location.clone())
                 .collect(),
             state: inner.state as i32,
+            debug: inner.debug.to_plan(),
         };
         self.plan_tx.send_if_modified(|current| {
             if current.as_deref() == Some(&plan) {
@@ -912,6 +931,11 @@ async fn handle_request(shared: &Arc<Shared>, request: ClientRequest) -> ClientR
             shared.wait_persisted().await;
             response
         }
+        Some(client_request::Request::Debug(request)) => {
+            let response = set_debug(shared, &request);
+            shared.wait_persisted().await;
+            response
+        }
         Some(client_request::Request::Kill(kill)) => {
             if let Err(refused) = begin_kill(shared, kill.wait_secs) {
                 return error_response(refused);
@@ -921,7 +945,7 @@ async fn handle_request(shared: &Arc<Shared>, request: ClientRequest) -> ClientR
             ok_response(shared)
         }
         None => error_response(
-            "unknown or empty client request (this topology master understands describe, topology info, activate, deactivate, kill, detached kill)"
+            "unknown or empty client request (this topology master understands describe, topology info, metrics, activate, deactivate, debug, kill, detached kill)"
                 .to_owned(),
         ),
     }
@@ -940,6 +964,35 @@ fn set_state(shared: &Shared, state: TopologyState, verb: &str) -> ClientRespons
         info!(?state, "Topology state changed by a client request.");
         shared.publish(&inner);
     }
+    ok_response(shared)
+}
+
+/// Storm's debug: validates the request against the topology, records it and
+/// publishes the plan, so every stream manager tells the instances of the
+/// affected components their new sampling.
+fn set_debug(shared: &Shared, request: &DebugRequest) -> ClientResponse {
+    let mut inner = shared.lock();
+    if inner.killing {
+        return error_response(format!(
+            "cannot change debug options of topology {}: it is being killed",
+            shared.topology.name
+        ));
+    }
+    if let Err(refused) = inner.debug.apply(&shared.topology, request) {
+        return error_response(refused.to_string());
+    }
+    info!(
+        component = if request.component.is_empty() {
+            "(the whole topology)"
+        } else {
+            request.component.as_str()
+        },
+        enable = request.enable,
+        sampling_pct = request.sampling_pct,
+        "Debug options changed by a client request."
+    );
+    shared.publish(&inner);
+    drop(inner);
     ok_response(shared)
 }
 

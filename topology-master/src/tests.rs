@@ -2,8 +2,9 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use egret_proto::v1::{
-    Component, ContainerPlan, DetachedKillRequest, Empty, InstancePlan, KillRequest, MetricValue,
-    RegisterStreamManager, ReportedError, StatsReport, TaskStatsDelta,
+    Component, ComponentDebug, ContainerPlan, DebugRequest, DetachedKillRequest, Empty,
+    InstancePlan, KillRequest, MetricValue, RegisterStreamManager, ReportedError, StatsReport,
+    TaskStatsDelta,
 };
 use egret_state_manager::LocalCluster;
 use tokio::net::TcpStream;
@@ -50,6 +51,11 @@ fn instance(component: &str, executor: i32, tasks: &[i32]) -> InstancePlan {
 }
 
 fn fixture() -> Fixture {
+    fixture_with(Vec::new())
+}
+
+/// The fixture's topology with `extra` components (not in the packing plan).
+fn fixture_with(extra: Vec<Component>) -> Fixture {
     let tmp = tempfile::tempdir().unwrap();
     let dir = LocalCluster::new(tmp.path()).create_topology("wc").unwrap();
     dir.write_topology(&resolved(Topology {
@@ -71,7 +77,10 @@ fn fixture() -> Fixture {
                 num_tasks: 1,
                 ..Default::default()
             },
-        ],
+        ]
+        .into_iter()
+        .chain(extra)
+        .collect(),
         ..Default::default()
     }))
     .unwrap();
@@ -563,6 +572,85 @@ async fn a_restarted_master_keeps_the_state_and_waits_for_every_stream_manager()
     assert_eq!(next_plan(&mut two).await, plan);
     // Same stream managers, same ports: the plan is the old one but for the state.
     assert_eq!(plan.stream_managers, first.stream_managers);
+}
+
+fn debug_request(component: &str, enable: bool, pct: f64) -> client_request::Request {
+    client_request::Request::Debug(DebugRequest {
+        component: component.into(),
+        enable,
+        sampling_pct: pct,
+    })
+}
+
+#[tokio::test]
+async fn debug_requests_reach_every_stream_manager_and_survive_a_master_restart() {
+    let fixture = fixture_with(vec![Component {
+        id: debug::EVENTLOGGER_COMPONENT_ID.into(),
+        kind: ComponentKind::Bolt as i32,
+        parallelism: 1,
+        num_tasks: 1,
+        ..Default::default()
+    }]);
+    let (addr, serving) = start_serving(&fixture).await;
+    let mut one = register(addr, &fixture.keys, 1, 1001).await;
+    let mut two = register(addr, &fixture.keys, 2, 2002).await;
+    assert!(next_plan(&mut one).await.debug.is_empty());
+    next_plan(&mut two).await;
+
+    // Refused requests change nothing and name the problem.
+    let response = send(&fixture, debug_request("cuont", true, 100.0)).await;
+    assert!(!response.ok);
+    assert!(response.error.contains("'cuont'"), "{}", response.error);
+    let response = send(&fixture, debug_request("count", true, 101.0)).await;
+    assert!(!response.ok);
+    assert!(response.error.contains("101"), "{}", response.error);
+    assert!(
+        tokio::time::timeout(Duration::from_millis(150), one.next())
+            .await
+            .is_err(),
+        "a refused request publishes no plan"
+    );
+
+    let response = send(&fixture, debug_request("count", true, 100.0)).await;
+    assert!(response.ok, "{}", response.error);
+    let expected = vec![ComponentDebug {
+        component: "count".into(),
+        enable: true,
+        sampling_pct: 100.0,
+    }];
+    assert_eq!(next_plan(&mut one).await.debug, expected);
+    assert_eq!(next_plan(&mut two).await.debug, expected);
+    assert_eq!(fixture.dir.read_physical_plan().unwrap().debug, expected);
+
+    // A new master starts with the options the previous one stored.
+    serving.abort();
+    let _ = serving.await;
+    let restarted = start(&fixture).await;
+    let mut one = register(restarted, &fixture.keys, 1, 1001).await;
+    let mut two = register(restarted, &fixture.keys, 2, 2002).await;
+    assert_eq!(next_plan(&mut one).await.debug, expected);
+    next_plan(&mut two).await;
+
+    let response = send(&fixture, debug_request("count", false, 0.0)).await;
+    assert!(response.ok, "{}", response.error);
+    let plan = next_plan(&mut one).await;
+    assert_eq!(debug::sampling_pct(&plan.debug, "count"), 0.0);
+    assert_eq!(plan.debug.len(), 1);
+}
+
+#[tokio::test]
+async fn debug_is_refused_when_the_topology_has_no_event_logger() {
+    let fixture = fixture();
+    let addr = start(&fixture).await;
+    let _one = register(addr, &fixture.keys, 1, 1001).await;
+    let _two = register(addr, &fixture.keys, 2, 2002).await;
+    let response = send(&fixture, debug_request("", true, 10.0)).await;
+    assert!(!response.ok);
+    assert!(
+        response.error.contains("has no event logger"),
+        "{}",
+        response.error
+    );
 }
 
 #[tokio::test]

@@ -49,6 +49,7 @@ pub fn physical_plan(id: &str) -> PhysicalPlan {
             data_port: 40001,
         }],
         state: TopologyState::Running as i32,
+        debug: Vec::new(),
     }
 }
 

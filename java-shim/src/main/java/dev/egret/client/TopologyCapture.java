@@ -8,6 +8,7 @@ import dev.egret.proto.FieldList;
 import dev.egret.proto.InputDef;
 import dev.egret.proto.StreamDef;
 import dev.egret.proto.Topology;
+import dev.egret.metrics.EventLoggers;
 import dev.egret.metrics.MetricsConsumers;
 import dev.egret.runtime.ConfigJson;
 import java.util.ArrayList;
@@ -97,12 +98,20 @@ public final class TopologyCapture {
 
         // Storm's metrics consumers: system bolts subscribed to every component's __metrics
         // stream. They join the sorted component ids, so task ids follow Storm's rule.
-        List<MetricsConsumers.Spec> consumers = MetricsConsumers.fromConfig(conf, new ArrayList<>(commons.keySet()));
+        List<String> userIds = new ArrayList<>(commons.keySet());
+        List<MetricsConsumers.Spec> consumers = MetricsConsumers.fromConfig(conf, userIds);
         for (MetricsConsumers.Spec spec : consumers) {
             commons.put(spec.id, spec.common);
             objects.put(spec.id, spec.object);
         }
         boolean metricsStream = !consumers.isEmpty();
+        // Storm's event logger: a system bolt subscribed to every user component's __eventlog stream.
+        MetricsConsumers.Spec eventLogger = EventLoggers.fromConfig(conf, new ArrayList<>(userIds));
+        if (eventLogger != null) {
+            commons.put(eventLogger.id, eventLogger.common);
+            objects.put(eventLogger.id, eventLogger.object);
+        }
+        boolean eventLogStream = eventLogger != null;
 
         Topology.Builder out = Topology.newBuilder()
                 .setName(name)
@@ -111,7 +120,7 @@ public final class TopologyCapture {
                         : TopologyBuilder.STORM_VERSION);
         for (String id : commons.keySet()) {
             out.addComponents(component(id, spoutIds.contains(id), commons.get(id), objects.get(id), conf,
-                    metricsStream));
+                    metricsStream, eventLogStream));
         }
         return out.build();
     }
@@ -181,7 +190,8 @@ public final class TopologyCapture {
     }
 
     private static Component component(String id, boolean spout, ComponentCommon common, ComponentObject object,
-            Map<String, Object> topoConf, boolean metricsStream) throws InvalidTopologyException {
+            Map<String, Object> topoConf, boolean metricsStream, boolean eventLogStream)
+            throws InvalidTopologyException {
         if (object == null || !object.is_set_serialized_java()) {
             throw new InvalidTopologyException("Component '" + id
                     + "' is not a Java-serialized object (shell and JavaObject components are not supported)");
@@ -238,6 +248,9 @@ public final class TopologyCapture {
         }
         if (metricsStream) {
             streams.put(Constants.METRICS_STREAM_ID, new StreamInfo(MetricsConsumers.STREAM_FIELDS, false));
+        }
+        if (eventLogStream) {
+            streams.put(EventLoggers.STREAM_ID, new StreamInfo(EventLoggers.STREAM_FIELDS, false));
         }
         streams.forEach((streamId, info) -> b.addStreams(StreamDef.newBuilder()
                 .setId(streamId)

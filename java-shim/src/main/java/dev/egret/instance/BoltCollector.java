@@ -84,12 +84,15 @@ final class BoltCollector implements IOutputCollector {
 
     @Override
     public List<Integer> emit(String streamId, Collection<Tuple> anchors, List<Object> tuple) {
-        return emitter.emit(streamId, tuple, 0L, anchors);
+        List<Integer> targets = emitter.emit(streamId, tuple, 0L, anchors);
+        emitter.eventLog(null, tuple);
+        return targets;
     }
 
     @Override
     public void emitDirect(int taskId, String streamId, Collection<Tuple> anchors, List<Object> tuple) {
         emitter.emitDirect(taskId, streamId, tuple, 0L, anchors);
+        emitter.eventLog(null, tuple);
     }
 
     @Override

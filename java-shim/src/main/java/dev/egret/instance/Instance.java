@@ -154,6 +154,7 @@ public final class Instance {
                 LOG.info("Instance {} reconnected to the stream manager ({} outgoing entries lost in all)",
                         instanceId, lost);
                 executor.onReconnected(s.assignment.getState());
+                executor.setEventSampling(s.assignment.getEventSamplingPct());
             }
         } catch (InstanceExecutor.TaskFailure e) {
             LOG.error("{}; instance {} exits", e.getMessage(), instanceId, e.getCause());

@@ -156,6 +156,8 @@ final class InstanceExecutor {
     private long nextSafetyCheckAt;
     /** This JVM's worker hooks (Egret's worker is one instance JVM). */
     private final WorkerHooks workerHooks = new WorkerHooks();
+    /** Storm's event logging of this component (debug options), shared by its tasks' emitters. */
+    private final EventSampler eventSampler;
     /** Metrics buckets and stats reports; null until the tasks are started. */
     private ExecutorMetrics metrics;
     /**
@@ -196,6 +198,7 @@ final class InstanceExecutor {
                 ? TimeUnit.SECONDS.toNanos(timeoutSecs * SAFETY_TIMEOUT_FACTOR) : 0L;
         this.stormActive = assignment.getState() != TopologyState.TOPOLOGY_STATE_DEACTIVATED
                 && assignment.getState() != TopologyState.TOPOLOGY_STATE_KILLED;
+        this.eventSampler = new EventSampler(assignment.getEventSamplingPct());
     }
 
     /** The bounded queue the reader thread feeds; {@link #END} ends the loop. */
@@ -275,6 +278,9 @@ final class InstanceExecutor {
             }
             t.emitter = new TaskEmitter(taskId, component, router, sink, codecs, debug, taskMetrics.stats());
             t.emitter.hooks(ctx);
+            if (!view.subscribers(component, TaskEmitter.EVENTLOG_STREAM).isEmpty()) {
+                t.emitter.eventSampler(eventSampler);
+            }
             // Storm adds topology.auto.task.hooks when it creates the task, before open/prepare.
             for (String hookClass : autoHooks) {
                 try {
@@ -442,6 +448,9 @@ final class InstanceExecutor {
             case THROTTLE:
                 setThrottled(m.getThrottle().getThrottled());
                 break;
+            case EVENT_LOGGING:
+                setEventSampling(m.getEventLogging().getSamplingPct());
+                break;
             case ASSIGNMENT:
                 LOG.warn("Ignoring a second assignment for {}: the instance keeps its first plan", component);
                 break;
@@ -469,6 +478,19 @@ final class InstanceExecutor {
 
     boolean throttled() {
         return throttled;
+    }
+
+    /** Storm's debug options changed: the percentage of emitted tuples sent to the event logger. */
+    void setEventSampling(double pct) {
+        if (pct == eventSampler.pct()) {
+            return;
+        }
+        eventSampler.set(pct);
+        if (pct > 0) {
+            LOG.info("Event logging of {} is on: {}% of emitted tuples go to the event logger", component, pct);
+        } else {
+            LOG.info("Event logging of {} is off", component);
+        }
     }
 
     void setState(TopologyState s) {

@@ -75,14 +75,17 @@ final class SpoutCollector implements ISpoutOutputCollector {
 
     @Override
     public List<Integer> emit(String streamId, List<Object> tuple, Object messageId) {
+        List<Integer> targets;
         if (messageId != null && acking) {
             long key = newTree(messageId, streamId);
-            return emitter.emit(streamId, tuple, key, null);
+            targets = emitter.emit(streamId, tuple, key, null);
+        } else {
+            targets = emitter.emit(streamId, tuple);
+            if (messageId != null) {
+                queueAck(messageId, streamId);
+            }
         }
-        List<Integer> targets = emitter.emit(streamId, tuple);
-        if (messageId != null) {
-            queueAck(messageId, streamId);
-        }
+        emitter.eventLog(messageId, tuple);
         return targets;
     }
 
@@ -91,12 +94,13 @@ final class SpoutCollector implements ISpoutOutputCollector {
         if (messageId != null && acking) {
             long key = newTree(messageId, streamId);
             emitter.emitDirect(taskId, streamId, tuple, key, null);
-            return;
+        } else {
+            emitter.emitDirect(taskId, streamId, tuple);
+            if (messageId != null) {
+                queueAck(messageId, streamId);
+            }
         }
-        emitter.emitDirect(taskId, streamId, tuple);
-        if (messageId != null) {
-            queueAck(messageId, streamId);
-        }
+        emitter.eventLog(messageId, tuple);
     }
 
     /** Registers a pending tree under a fresh key. Registered before the emit so an outcome can never find it missing. */

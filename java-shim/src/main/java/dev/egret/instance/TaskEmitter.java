@@ -29,6 +29,8 @@ import org.slf4j.LoggerFactory;
  */
 final class TaskEmitter {
     private static final Logger LOG = LoggerFactory.getLogger("dev.egret.instance.Executor");
+    /** Storm's {@code StormCommon.EVENTLOGGER_STREAM_ID}. */
+    static final String EVENTLOG_STREAM = dev.egret.metrics.EventLoggers.STREAM_ID;
 
     private final int taskId;
     private final String component;
@@ -39,6 +41,9 @@ final class TaskEmitter {
     private final TaskStats stats;
     /** The task's context once its hooks may be called (null: no hooks). */
     private volatile org.apache.storm.task.TopologyContext hookContext;
+    /** The executor's event logging; null when the component's events have no subscriber. */
+    private volatile EventSampler eventSampler;
+    private volatile boolean warnedEventLog;
     /** Emits so far; the spout loop reads it to decide whether to back off. Racy reads are fine. */
     volatile long emitted;
 
@@ -72,6 +77,41 @@ final class TaskEmitter {
 
     int taskId() {
         return taskId;
+    }
+
+    /** From now on emits are sampled to the event logger by {@code sampler}. */
+    void eventSampler(EventSampler sampler) {
+        this.eventSampler = sampler;
+    }
+
+    /**
+     * Storm's event logging, after a collector's emit: when the component's debugging is on and
+     * the draw selects this tuple, an event {@code (component-id, message-id, ts, values)} on
+     * {@code __eventlog} (untracked, like Storm's). An event that cannot be serialized (a message
+     * id of a class Kryo does not know) is sent with the message id's text, else dropped with a
+     * warning: debugging never fails the user's emit.
+     */
+    void eventLog(Object messageId, List<Object> values) {
+        EventSampler sampler = eventSampler;
+        if (sampler == null || !sampler.sample()) {
+            return;
+        }
+        long now = System.currentTimeMillis();
+        List<Object> copy = new ArrayList<>(values);
+        try {
+            emitSystem(EVENTLOG_STREAM, java.util.Arrays.asList(component, messageId, now, copy));
+        } catch (RuntimeException e) {
+            try {
+                emitSystem(EVENTLOG_STREAM, java.util.Arrays.asList(component,
+                        messageId == null ? null : messageId.toString(), now, copy));
+            } catch (RuntimeException again) {
+                if (!warnedEventLog) {
+                    warnedEventLog = true;
+                    LOG.warn("Event logging of {}:{} drops events it cannot serialize: {}", component, taskId,
+                            again.toString());
+                }
+            }
+        }
     }
 
     boolean debug() {

@@ -86,7 +86,7 @@ public final class MetricsConsumerBolt implements IBolt {
      * Loads by binary name; a canonical name of a nested class ({@code a.B.C}, which is what
      * {@code Config.registerMetricsConsumer} records) is retried as {@code a.B$C}.
      */
-    static Class<?> loadClass(String name) throws ClassNotFoundException {
+    public static Class<?> loadClass(String name) throws ClassNotFoundException {
         ClassLoader cl = Thread.currentThread().getContextClassLoader();
         if (cl == null) {
             cl = MetricsConsumerBolt.class.getClassLoader();

@@ -38,7 +38,7 @@ public final class MetricsConsumers {
         public final ComponentCommon common;
         public final ComponentObject object;
 
-        Spec(String id, ComponentCommon common, ComponentObject object) {
+        public Spec(String id, ComponentCommon common, ComponentObject object) {
             this.id = id;
             this.common = common;
             this.object = object;

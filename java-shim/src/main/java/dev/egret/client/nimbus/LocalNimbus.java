@@ -3,6 +3,7 @@ package dev.egret.client.nimbus;
 import com.google.protobuf.InvalidProtocolBufferException;
 import dev.egret.proto.ClientRequest;
 import dev.egret.proto.ClientResponse;
+import dev.egret.proto.DebugRequest;
 import dev.egret.proto.DetachedKillRequest;
 import dev.egret.proto.Empty;
 import dev.egret.proto.ExecutorStatsSummary;
@@ -338,6 +339,21 @@ public final class LocalNimbus {
     public void deactivate(String name) throws TException {
         Handle h = byName(name);
         checked(h, request(h, ClientRequest.newBuilder().setDeactivate(Empty.getDefaultInstance()).build()));
+    }
+
+    /**
+     * Storm's debug: event logging of {@code component} (null or empty: every component of the
+     * topology) on or off, {@code samplingPercentage} (0 to 100) of its emitted tuples, through
+     * the topology master, which tells every instance of the component at once.
+     */
+    public void debug(String name, String component, boolean enable, double samplingPercentage) throws TException {
+        Handle h = byName(name);
+        DebugRequest debug = DebugRequest.newBuilder()
+                .setComponent(component == null ? "" : component)
+                .setEnable(enable)
+                .setSamplingPct(enable ? samplingPercentage : 0.0)
+                .build();
+        checked(h, request(h, ClientRequest.newBuilder().setDebug(debug).build()));
     }
 
     public boolean isTopologyNameAllowed(String name) throws TException {

@@ -20,7 +20,7 @@ import org.apache.storm.thrift.TException;
 final class LocalNimbusHandler implements Nimbus.Iface {
     /** The calls Egret serves; the others fail with {@link TApplicationException#UNKNOWN_METHOD}. */
     static final String SERVED = "getClusterInfo, getTopologySummaries, getTopologySummary(ByName), "
-            + "getTopologyInfo(ByName)(WithOpts), killTopology(WithOpts), activate, deactivate, "
+            + "getTopologyInfo(ByName)(WithOpts), killTopology(WithOpts), activate, deactivate, debug, "
             + "isTopologyNameAllowed, getLeader";
 
     private final LocalNimbus nimbus;
@@ -48,7 +48,11 @@ final class LocalNimbusHandler implements Nimbus.Iface {
 
     @Override
     public void debug(String name, String component, boolean enable, double samplingPercentage) throws NotAliveException, AuthorizationException, TException {
-        throw unsupported("debug");
+        try {
+            nimbus.debug(name, component, enable, samplingPercentage);
+        } catch (TException e) {
+            throw undeclared(e);
+        }
     }
 
     @Override
