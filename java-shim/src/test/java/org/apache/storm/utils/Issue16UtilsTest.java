@@ -258,4 +258,43 @@ class Issue16UtilsTest {
         assertEquals("bad", new WrappedInvalidTopologyException("bad").getMessage());
         assertEquals("x", new WrappedHBExecutionException("x").get_msg());
     }
+
+    @Test
+    void configUtilsModeSamplingPasswordsAndBlobKeys() {
+        Map<String, Object> conf = new HashMap<>();
+        assertTrue(ConfigUtils.isLocalMode(conf));
+        conf.put(Config.STORM_CLUSTER_MODE, "distributed");
+        assertFalse(ConfigUtils.isLocalMode(conf));
+        conf.put(Config.STORM_CLUSTER_MODE, "odd");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ConfigUtils.isLocalMode(conf));
+        assertEquals("Illegal cluster mode in conf: odd", e.getMessage());
+
+        conf.put(Config.TOPOLOGY_STATS_SAMPLE_RATE, 0.25);
+        assertEquals(4, ConfigUtils.samplingRate(conf));
+        java.util.function.BooleanSupplier sampler = ConfigUtils.mkStatsSampler(conf);
+        for (int run = 0; run < 5; run++) {
+            int hits = 0;
+            for (int i = 0; i < 4; i++) {
+                hits += sampler.getAsBoolean() ? 1 : 0;
+            }
+            assertEquals(1, hits, "exactly one in every run of 4");
+        }
+        conf.put(Config.TOPOLOGY_STATS_SAMPLE_RATE, 0.0);
+        assertThrows(IllegalArgumentException.class, () -> ConfigUtils.samplingRate(conf));
+
+        Map<String, Object> withSecret = new HashMap<>();
+        withSecret.put(Config.STORM_ZOOKEEPER_TOPOLOGY_AUTH_PAYLOAD, "secret");
+        withSecret.put(Config.TOPOLOGY_WORKERS, 2);
+        Map<String, Object> masked = ConfigUtils.maskPasswords(withSecret);
+        assertEquals("*****", masked.get(Config.STORM_ZOOKEEPER_TOPOLOGY_AUTH_PAYLOAD));
+        assertEquals(2, masked.get(Config.TOPOLOGY_WORKERS));
+        assertEquals("secret", withSecret.get(Config.STORM_ZOOKEEPER_TOPOLOGY_AUTH_PAYLOAD));
+
+        assertEquals("t-1", ConfigUtils.getIdFromBlobKey(ConfigUtils.masterStormJarKey("t-1")));
+        assertEquals("t-1", ConfigUtils.getIdFromBlobKey(ConfigUtils.masterStormConfKey("t-1")));
+        assertEquals("t-1", ConfigUtils.getIdFromBlobKey(ConfigUtils.masterStormCodeKey("t-1")));
+        assertNull(ConfigUtils.getIdFromBlobKey("other"));
+        assertEquals("", ConfigUtils.concatIfNotNull(null));
+        assertEquals("d" + java.io.File.separator, ConfigUtils.concatIfNotNull("d"));
+    }
 }
