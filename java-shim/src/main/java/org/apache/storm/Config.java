@@ -876,19 +876,37 @@ public class Config extends HashMap<String, Object> {
         conf.put(Config.TOPOLOGY_FALL_BACK_ON_JAVA_SERIALIZATION, fallback);
     }
 
-    /** Kerberos principals do not apply to Egret; returns the configured value unchanged. */
+    /**
+     * {@code blobstore.hdfs.principal}, with a host part of exactly {@code _HOST}
+     * ({@code primary/_HOST@REALM}) replaced by this host's name; any other principal unchanged.
+     */
     public static String getBlobstoreHDFSPrincipal(Map conf) throws java.net.UnknownHostException {
         Object p = conf.get(Config.BLOBSTORE_HDFS_PRINCIPAL);
-        return p == null ? null : p.toString();
+        return p == null ? null : substituteHostInPrincipal(p.toString());
     }
 
-    /** Kerberos principals do not apply to Egret; returns the configured value unchanged. */
+    /**
+     * {@code storm.hdfs.login.principal} (else the deprecated {@code blobstore.hdfs.principal}),
+     * with a host part of exactly {@code _HOST} replaced by this host's name.
+     */
     public static String getHdfsPrincipal(Map<String, Object> conf) throws java.net.UnknownHostException {
         Object p = conf.get(Config.STORM_HDFS_LOGIN_PRINCIPAL);
         if (p == null) {
             p = conf.get(Config.BLOBSTORE_HDFS_PRINCIPAL);
         }
-        return p == null ? null : p.toString();
+        return p == null ? null : substituteHostInPrincipal(p.toString());
+    }
+
+    /** Kerberos' {@code _HOST} convention: only a {@code primary/_HOST@REALM} principal's host part is replaced. */
+    private static String substituteHostInPrincipal(String principal) throws java.net.UnknownHostException {
+        int slash = principal.indexOf('/');
+        int at = principal.indexOf('@');
+        if (slash > 0 && at > slash && principal.indexOf('/', slash + 1) < 0
+                && principal.substring(slash + 1, at).equals("_HOST")) {
+            return principal.substring(0, slash + 1) + org.apache.storm.utils.Utils.localHostname()
+                    + principal.substring(at);
+        }
+        return principal;
     }
 
     public static String getHdfsKeytab(Map<String, Object> conf) {

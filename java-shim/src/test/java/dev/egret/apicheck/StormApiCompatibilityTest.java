@@ -31,8 +31,17 @@ import org.junit.jupiter.api.Test;
  * <p>Members the shim does not provide yet are listed, one per line, in
  * {@code api-check/known-gaps.txt}; anything missing and not listed fails the
  * test. The coverage report is written to {@code docs/api-coverage.md}.
+ *
+ * <p>The class count: for every package the check covers (those of {@code classes.txt} plus
+ * {@link #EXTRA_PACKAGES}), every public top-level class of storm-client must be in the shim
+ * and in {@code classes.txt}, or be listed with its reason in
+ * {@code api-check/out-of-scope-classes.txt}; a listed class that the shim has fails as a
+ * stale entry.
  */
 class StormApiCompatibilityTest {
+
+  /** Packages covered by the class count although classes.txt has no class of them yet. */
+  static final List<String> EXTRA_PACKAGES = List.of("org.apache.storm.metrics2.reporters", "org.apache.storm.metrics2.filters");
 
   @Test
   void shimMatchesStormClientOverTheDeclaredClasses() throws IOException {
@@ -89,7 +98,9 @@ class StormApiCompatibilityTest {
         missingPerClass.put(name, missing);
       }
     }
-    writeReport(classes.size(), perPackage, missingPerClass);
+    ClassCount classCount = checkClassCount(stormJar, Paths.get(requiredProperty("egret.apicheck.shim.classes")),
+        classes, unexpected);
+    writeReport(classes.size(), perPackage, missingPerClass, classCount);
     for (String gap : knownGaps) {
       if (!gapsSeen.contains(gap)) {
         unexpected.add("known-gaps.txt lists a member that is no longer missing (remove it): " + gap);
@@ -219,8 +230,151 @@ class StormApiCompatibilityTest {
     return lt >= 0 ? type.substring(0, lt) : type;
   }
 
-  private static void writeReport(int classCount, Map<String, int[]> perPackage, Map<String, List<String>> missing)
+  /** The outcome of the class count, for the report. */
+  static final class ClassCount {
+    final Map<String, int[]> perPackage = new TreeMap<>(); // present, out of scope, in Storm
+    final Map<String, String> outOfScope = new TreeMap<>();
+    int present;
+    int total;
+  }
+
+  static ClassCount checkClassCount(Path stormJar, Path shimClasses, List<String> classes, List<String> unexpected)
       throws IOException {
+    Set<String> packages = new TreeSet<>(EXTRA_PACKAGES);
+    for (String name : classes) {
+      packages.add(name.substring(0, name.lastIndexOf('.')));
+    }
+    Set<String> declared = new TreeSet<>(classes);
+    Set<String> stormPublic = publicTopLevelClassesOfJar(stormJar, packages);
+    Set<String> shimPublic = publicTopLevelClassesOfDir(shimClasses, packages);
+    Map<String, String> outOfScope = readReasons("api-check/out-of-scope-classes.txt", unexpected);
+    ClassCount count = new ClassCount();
+    count.outOfScope.putAll(outOfScope);
+    for (String pkg : packages) {
+      count.perPackage.put(pkg, new int[3]);
+    }
+    for (String name : stormPublic) {
+      int[] c = count.perPackage.get(name.substring(0, name.lastIndexOf('.')));
+      c[2]++;
+      count.total++;
+      boolean listed = outOfScope.containsKey(name);
+      if (shimPublic.contains(name)) {
+        c[0]++;
+        count.present++;
+        if (listed) {
+          unexpected.add(name + ": the shim has it, but out-of-scope-classes.txt lists it (remove the stale entry)");
+        }
+        if (!declared.contains(name)) {
+          unexpected.add(name + ": the shim has it but classes.txt does not list it (add it, so its members are checked)");
+        }
+      } else if (listed) {
+        c[1]++;
+      } else {
+        unexpected.add(name + ": public in storm-client, missing in the shim and not in out-of-scope-classes.txt"
+            + " (provide it, or list it with its reason)");
+      }
+    }
+    for (String name : outOfScope.keySet()) {
+      if (!stormPublic.contains(name)) {
+        unexpected.add("out-of-scope-classes.txt lists " + name
+            + ", which is not a public top-level class of storm-client in a covered package");
+      }
+    }
+    return count;
+  }
+
+  /** "name reason" lines (blank lines and # comments skipped); a line without a reason fails. */
+  private static Map<String, String> readReasons(String resource, List<String> unexpected) throws IOException {
+    Map<String, String> out = new TreeMap<>();
+    for (String line : readList(resource)) {
+      String[] parts = line.split("\\s+", 2);
+      if (parts.length < 2 || parts[1].isBlank()) {
+        unexpected.add(resource + ": " + parts[0] + " has no reason");
+        continue;
+      }
+      if (out.put(parts[0], parts[1].strip()) != null) {
+        unexpected.add(resource + ": " + parts[0] + " is listed twice");
+      }
+    }
+    return out;
+  }
+
+  static Set<String> publicTopLevelClassesOfJar(Path jar, Set<String> packages) throws IOException {
+    Set<String> out = new TreeSet<>();
+    try (java.util.zip.ZipFile zip = new java.util.zip.ZipFile(jar.toFile())) {
+      java.util.Enumeration<? extends java.util.zip.ZipEntry> entries = zip.entries();
+      while (entries.hasMoreElements()) {
+        java.util.zip.ZipEntry e = entries.nextElement();
+        String name = topLevelClassName(e.getName(), packages);
+        if (name != null) {
+          try (InputStream in = zip.getInputStream(e)) {
+            if (isPublic(in.readAllBytes(), e.getName())) {
+              out.add(name);
+            }
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  static Set<String> publicTopLevelClassesOfDir(Path dir, Set<String> packages) throws IOException {
+    Set<String> out = new TreeSet<>();
+    for (String pkg : packages) {
+      Path pkgDir = dir.resolve(pkg.replace('.', '/'));
+      if (!Files.isDirectory(pkgDir)) {
+        continue;
+      }
+      try (java.util.stream.Stream<Path> files = Files.list(pkgDir)) {
+        for (Path f : (Iterable<Path>) files::iterator) {
+          String entry = dir.relativize(f).toString().replace(java.io.File.separatorChar, '/');
+          String name = topLevelClassName(entry, packages);
+          if (name != null && isPublic(Files.readAllBytes(f), entry)) {
+            out.add(name);
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  /** The class name of a top-level class file directly in one of the packages, else null. */
+  private static String topLevelClassName(String entry, Set<String> packages) {
+    if (!entry.endsWith(".class") || entry.contains("$") || entry.contains("-")) {
+      return null; // nested classes, package-info, module-info
+    }
+    String name = entry.substring(0, entry.length() - ".class".length()).replace('/', '.');
+    int dot = name.lastIndexOf('.');
+    return dot > 0 && packages.contains(name.substring(0, dot)) ? name : null;
+  }
+
+  /** Whether a class file's access flags (after the constant pool) have ACC_PUBLIC. */
+  static boolean isPublic(byte[] b, String what) {
+    java.nio.ByteBuffer buf = java.nio.ByteBuffer.wrap(b);
+    if (b.length < 10 || buf.getInt(0) != 0xCAFEBABE) {
+      throw new IllegalStateException(what + " is not a class file");
+    }
+    int count = buf.getShort(8) & 0xffff;
+    int pos = 10;
+    for (int i = 1; i < count; i++) {
+      int tag = b[pos] & 0xff;
+      switch (tag) {
+        case 1 -> pos += 3 + (buf.getShort(pos + 1) & 0xffff); // Utf8
+        case 3, 4, 9, 10, 11, 12, 17, 18 -> pos += 5;
+        case 5, 6 -> {
+          pos += 9; // Long, Double take two slots
+          i++;
+        }
+        case 7, 8, 16, 19, 20 -> pos += 3;
+        case 15 -> pos += 4;
+        default -> throw new IllegalStateException(what + ": unknown constant pool tag " + tag);
+      }
+    }
+    return (buf.getShort(pos) & 0x0001) != 0;
+  }
+
+  private static void writeReport(int classCount, Map<String, int[]> perPackage, Map<String, List<String>> missing,
+      ClassCount classes) throws IOException {
     String target = System.getProperty("egret.apicheck.report");
     if (target == null || target.isEmpty()) {
       return;
@@ -230,6 +384,21 @@ class StormApiCompatibilityTest {
     md.append("Written by `java-shim/src/test/java/dev/egret/apicheck/StormApiCompatibilityTest.java` on every\n");
     md.append("`mvn test` of the shim: the members of the declared classes (`java-shim/src/test/resources/api-check/classes.txt`)\n");
     md.append("as the real `storm-client` jar declares them, compared with the shim's. Do not edit by hand.\n\n");
+    md.append("## Classes\n\n");
+    md.append(classes.present).append(" of ").append(classes.total)
+        .append(" public classes of storm-client's covered packages present; ")
+        .append(classes.outOfScope.size()).append(" out of scope (listed with reasons)\n\n");
+    md.append("The covered packages are those of `classes.txt` plus ")
+        .append(String.join(", ", EXTRA_PACKAGES.stream().map(p -> "`" + p + "`").toList()))
+        .append(". Every public top-level class of storm-client in them is in the shim (and checked member by member)")
+        .append(" or listed with its reason in `java-shim/src/test/resources/api-check/out-of-scope-classes.txt`.\n\n");
+    md.append("| package | classes present | out of scope | public classes in Storm |\n|---|---|---|---|\n");
+    for (Map.Entry<String, int[]> e : classes.perPackage.entrySet()) {
+      int[] c = e.getValue();
+      md.append("| `").append(e.getKey()).append("` | ").append(c[0]).append(" | ").append(c[1]).append(" | ")
+          .append(c[2]).append(" |\n");
+    }
+    md.append("\n## Members\n\n");
     md.append("Classes checked: ").append(classCount).append("\n\n");
     md.append("| package | members covered | members in Storm |\n|---|---|---|\n");
     for (Map.Entry<String, int[]> e : perPackage.entrySet()) {
@@ -246,6 +415,11 @@ class StormApiCompatibilityTest {
         items.add("`" + m + "`");
       }
       md.append(String.join(", ", items)).append("\n");
+    }
+    md.append("\n## Out of scope\n\n");
+    md.append("| class | reason |\n|---|---|\n");
+    for (Map.Entry<String, String> e : classes.outOfScope.entrySet()) {
+      md.append("| `").append(e.getKey()).append("` | ").append(e.getValue().replace("|", "\\|")).append(" |\n");
     }
     Path path = Paths.get(target);
     Files.createDirectories(path.getParent());

@@ -71,6 +71,27 @@ public class CheckPointState implements Serializable {
         }
     }
 
+    /**
+     * The state the checkpoint moves to when the action of {@link #nextAction} completes, as
+     * Storm's state machine defines it: a commit that was preparing rolls back to the previous
+     * txid when recovering, else it moves on to committing; a committing one is committed; a
+     * committed one stays when recovering, else the next txid starts preparing.
+     */
+    public CheckPointState nextState(boolean recovering) {
+        switch (state) {
+            case PREPARING:
+                return recovering
+                        ? new CheckPointState(txid - 1, State.COMMITTED)
+                        : new CheckPointState(txid, State.COMMITTING);
+            case COMMITTING:
+                return new CheckPointState(txid, State.COMMITTED);
+            case COMMITTED:
+                return recovering ? this : new CheckPointState(txid + 1, State.PREPARING);
+            default:
+                throw new IllegalStateException("Unknown state " + state);
+        }
+    }
+
     /** The txid carried by {@link #nextAction}. */
     public long nextTxid(boolean recovering) {
         return state == State.COMMITTED && !recovering ? txid + 1 : txid;

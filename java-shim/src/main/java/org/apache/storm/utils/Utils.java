@@ -339,13 +339,20 @@ public class Utils {
         }
         List<List<String>> cycles = new ArrayList<>();
         java.util.Set<String> done = new java.util.HashSet<>();
-        // Spouts first (Storm starts there), then any component not reached from a spout.
-        List<String> roots = new ArrayList<>(spouts);
-        roots.addAll(downstream.keySet());
-        for (String root : roots) {
+        // As Storm: the graph is walked from the spouts only (a topology without spouts reports
+        // none), and a component closes at most one cycle (its first subscriber on the path).
+        if (spouts.isEmpty()) {
+            LOG.error("Topology {} does not contain any spouts, cannot traverse graph to determine cycles", topoId);
+        }
+        for (String root : spouts) {
             if (!done.contains(root)) {
                 findCycles(root, downstream, new ArrayList<>(), new java.util.HashSet<>(), done, cycles);
             }
+        }
+        java.util.Set<String> unreachable = new java.util.TreeSet<>(downstream.keySet());
+        unreachable.removeAll(done);
+        if (!spouts.isEmpty() && !unreachable.isEmpty()) {
+            LOG.warn("Topology {} contains unreachable components \"{}\"", topoId, String.join(",", unreachable));
         }
         if (!cycles.isEmpty()) {
             LOG.error("Topology {} contains cycles {}", topoId, cycles);
@@ -361,6 +368,7 @@ public class Utils {
         for (String next : downstream.getOrDefault(node, java.util.Set.of())) {
             if (onPath.contains(next)) {
                 cycles.add(new ArrayList<>(path.subList(path.indexOf(next), path.size())));
+                break;
             } else if (!done.contains(next)) {
                 findCycles(next, downstream, path, onPath, done, cycles);
             }
@@ -384,9 +392,26 @@ public class Utils {
         }
     }
 
-    /** Egret runs one Storm API version; no other storm-client jars are looked for. */
-    public static java.util.NavigableMap<SimpleVersion, Object> getAlternativeVersionsMap(Map<String, Object> conf) {
-        return new java.util.TreeMap<>();
+    /**
+     * The Storm versions of {@code supervisor.worker.version.classpath.map} (version to
+     * classpath), each with the version info found on its classpath; a classpath without one is
+     * left out (logged).
+     */
+    public static java.util.NavigableMap<String, IVersionInfo> getAlternativeVersionsMap(Map<String, Object> conf) {
+        java.util.TreeMap<String, IVersionInfo> ret = new java.util.TreeMap<>();
+        Object m = conf == null ? null : conf.get("supervisor.worker.version.classpath.map");
+        if (m instanceof Map) {
+            for (Map.Entry<?, ?> e : ((Map<?, ?>) m).entrySet()) {
+                String cp = e.getValue() == null ? null : String.valueOf(e.getValue());
+                IVersionInfo info = VersionInfo.getFromClasspath(cp);
+                if (info == null) {
+                    LOG.warn("No Storm version info found on the classpath {} configured for version {}", cp, e.getKey());
+                } else {
+                    ret.put(String.valueOf(e.getKey()), info);
+                }
+            }
+        }
+        return ret;
     }
 
     /** {@code supervisor.worker.version.classpath.map} (version to classpath), plus this version with {@code currentClassPath}. */

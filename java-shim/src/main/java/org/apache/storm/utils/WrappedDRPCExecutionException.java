@@ -1,0 +1,18 @@
+package org.apache.storm.utils;
+
+/**
+ * A {@link org.apache.storm.generated.DRPCExecutionException} whose {@link #getMessage()} is its {@code msg}
+ * field (the Thrift struct's own message is null), so logs and {@code toString()} show it.
+ */
+public class WrappedDRPCExecutionException extends org.apache.storm.generated.DRPCExecutionException {
+    private static final long serialVersionUID = 1L;
+
+    public WrappedDRPCExecutionException(String msg) {
+        super(msg);
+    }
+
+    @Override
+    public String getMessage() {
+        return get_msg();
+    }
+}

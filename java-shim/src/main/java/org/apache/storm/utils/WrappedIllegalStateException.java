@@ -1,0 +1,18 @@
+package org.apache.storm.utils;
+
+/**
+ * A {@link org.apache.storm.generated.IllegalStateException} whose {@link #getMessage()} is its {@code msg}
+ * field (the Thrift struct's own message is null), so logs and {@code toString()} show it.
+ */
+public class WrappedIllegalStateException extends org.apache.storm.generated.IllegalStateException {
+    private static final long serialVersionUID = 1L;
+
+    public WrappedIllegalStateException(String msg) {
+        super(msg);
+    }
+
+    @Override
+    public String getMessage() {
+        return get_msg();
+    }
+}
