@@ -49,6 +49,8 @@ pub struct KafkaBroker {
     classpath: String,
     config: PathBuf,
     dir: tempfile::TempDir,
+    /// How many starts the log shows so far (a restart waits for one more).
+    started: usize,
 }
 
 impl KafkaBroker {
@@ -87,6 +89,7 @@ impl KafkaBroker {
             classpath,
             config,
             dir,
+            started: 0,
         };
         broker.wait_started()?;
         Ok(broker)
@@ -104,9 +107,12 @@ impl KafkaBroker {
     fn wait_started(&mut self) -> Result<()> {
         let addr = self.addr;
         let log = self.dir.path().join("kafka.log");
-        let mut seen = 0;
+        let seen = self.started;
+        let mut now = seen;
         self.process
-            .wait_ready(|| kafka::probe_started(&log, addr, seen).map(|started| seen = started))
+            .wait_ready(|| kafka::probe_started(&log, addr, seen).map(|started| now = started))?;
+        self.started = now;
+        Ok(())
     }
 
     /// `host:port` for clients.
