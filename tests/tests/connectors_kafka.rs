@@ -436,3 +436,61 @@ fn kafka_to_redis_and_kafka_to_postgresql_exact() {
     assert_eq!(distinct, total.to_string());
     cluster.kill_and_check_clean(&name).expect("kill");
 }
+
+/// `egret bench --workload kafka`, briefly: the bench starts its own broker,
+/// fills the input, runs the connector jar's KafkaWordCountTopology on real
+/// Storm 2.8.3 (local mode) and on Egret, and reports both throughputs. No
+/// timing assertions: each system must have acked sentences (the hook) and
+/// written records to its output topic over the window (the end offsets).
+#[test]
+fn bench_kafka_workload_reports_tuples_and_records_per_second() {
+    let artifacts = egret_e2e::Artifacts::locate().expect("artifacts");
+    let storm_side = egret_e2e::workspace_root().join("bench/storm-side/target");
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let mut cmd = std::process::Command::new(&artifacts.egret);
+    cmd.env("EGRET_HOME", tmp.path().join("home"))
+        .args(["bench", "--workload", "kafka", "--kafka-records", "200000"])
+        .args([
+            "--warmup",
+            "3",
+            "--duration",
+            "6",
+            "--startup-timeout",
+            "60",
+        ])
+        .arg("--storm-side")
+        .arg(&storm_side)
+        .arg("--work-dir")
+        .arg(tmp.path().join("work"))
+        .args(["--storm-jvm-opts", "-Xmx512m"]);
+    let out = egret_e2e::run_with_timeout(&mut cmd, Duration::from_secs(400)).expect("bench");
+    assert!(out.success(), "egret bench failed: {}", out.describe());
+    eprintln!("{}", out.stdout);
+    let section = out
+        .stdout
+        .split("Kafka output records/s")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no records/s section: {}", out.describe()));
+    for system in ["storm", "egret"] {
+        // The table's median row: tuples/s (spout acks) > 0.
+        let row: Vec<&str> = out
+            .stdout
+            .lines()
+            .map(|l| l.split_whitespace().collect::<Vec<_>>())
+            .find(|f| f.len() >= 4 && f[0] == system && f[1] == "median")
+            .unwrap_or_else(|| panic!("no {system} median row: {}", out.stdout));
+        let tuples: f64 = row[2].parse().unwrap_or(0.0);
+        assert!(tuples > 0.0, "{system}: {row:?}");
+        assert_eq!(row[3], "acked", "{system}: {row:?}");
+        let records: f64 = section
+            .lines()
+            .map(|l| l.split_whitespace().collect::<Vec<_>>())
+            .find(|f| f.len() == 3 && f[0] == system && f[1] == "median")
+            .and_then(|f| f[2].parse().ok())
+            .unwrap_or(0.0);
+        assert!(
+            records > 0.0,
+            "{system} wrote no records over the window: {section}"
+        );
+    }
+}
