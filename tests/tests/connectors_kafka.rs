@@ -5,7 +5,8 @@
 //! into a 4-partition topic; the topology relays them to an output topic; the
 //! test reads the output back and checks every sequence number is there,
 //! counting duplicates, and that the spout's committed offsets reach the end
-//! of every input partition.
+//! of every input partition. The last test runs `egret bench --workload
+//! kafka` briefly.
 
 #![allow(
     clippy::expect_used,
