@@ -13,6 +13,8 @@
 //!   measure, stop the whole tree);
 //! - [`plan`]: the command lines of each system and the alternation of rounds;
 //! - [`report`]: the terminal table, the Markdown report and the SVG chart;
+//! - [`kafka`]: the Kafka broker of `--workload kafka` (also the connector
+//!   tests'), and records/s from its topic's end offsets;
 //! - [`tls_cost`]: `--tls-cost`, the same framed batches over a TLS and a
 //!   plain loopback link, compared (no Storm, no topology).
 //!
@@ -23,6 +25,7 @@
 pub mod cluster;
 pub mod cumulative;
 pub mod histogram;
+pub mod kafka;
 pub mod plan;
 pub mod procs;
 pub mod report;

@@ -46,6 +46,10 @@ pub enum Workload {
     /// storm-perf's FileReadWordCountTopo (pure Java: FileReadSpout over a
     /// generated text file, a splitter, fields grouping to a counter).
     WordCount,
+    /// Kafka in, split and count, Kafka out: `KafkaWordCountTopology` of the
+    /// connector topologies' jar against a broker the bench starts
+    /// ([`crate::kafka`]); its main arguments are per run.
+    Kafka,
     /// `--jar`, `--main` and the arguments after `--`.
     Custom,
 }
@@ -56,6 +60,7 @@ impl Workload {
             "const-null" => Some(Workload::ConstNull),
             "const-id-null" => Some(Workload::ConstIdNull),
             "wordcount" => Some(Workload::WordCount),
+            "kafka" => Some(Workload::Kafka),
             "custom" => Some(Workload::Custom),
             _ => None,
         }
@@ -66,6 +71,7 @@ impl Workload {
             Workload::ConstNull => "const-null",
             Workload::ConstIdNull => "const-id-null",
             Workload::WordCount => "wordcount",
+            Workload::Kafka => "kafka",
             Workload::Custom => "custom",
         }
     }
@@ -76,18 +82,20 @@ impl Workload {
             Workload::ConstNull => Some("org.apache.storm.perf.ConstSpoutNullBoltTopo"),
             Workload::ConstIdNull => Some("org.apache.storm.perf.ConstSpoutIdBoltNullBoltTopo"),
             Workload::WordCount => Some("org.apache.storm.perf.FileReadWordCountTopo"),
+            Workload::Kafka => Some(crate::kafka::WORDCOUNT_MAIN),
             Workload::Custom => None,
         }
     }
 
-    /// The jar of a preset in the local Maven repository `m2`.
+    /// The jar of a preset in the local Maven repository `m2` (the Kafka
+    /// workload's is the workspace's, [`crate::kafka::CONNECTORS_JAR`]).
     pub fn default_jar(self, m2: &Path) -> Option<PathBuf> {
         let storm = m2.join("org/apache/storm");
         match self {
             Workload::ConstNull | Workload::ConstIdNull | Workload::WordCount => {
                 Some(storm.join("storm-perf/2.6.0/storm-perf-2.6.0.jar"))
             }
-            Workload::Custom => None,
+            Workload::Kafka | Workload::Custom => None,
         }
     }
 
@@ -104,7 +112,8 @@ impl Workload {
             Workload::WordCount => {
                 vec![run_time, words.with_extension("yaml").display().to_string()]
             }
-            Workload::Custom => Vec::new(),
+            // Per run: crate::kafka::run_args.
+            Workload::Kafka | Workload::Custom => Vec::new(),
         }
     }
 }
@@ -460,6 +469,13 @@ mod tests {
             Some(Workload::ConstIdNull)
         );
         assert_eq!(Workload::parse("x"), None);
+        assert_eq!(Workload::parse("kafka"), Some(Workload::Kafka));
+        assert_eq!(Workload::Kafka.name(), "kafka");
+        assert_eq!(
+            Workload::Kafka.main_class(),
+            Some("dev.egret.connectors.KafkaWordCountTopology")
+        );
+        assert_eq!(Workload::Kafka.default_jar(Path::new("/m2")), None);
         assert_eq!(
             Workload::ConstNull.default_args(Duration::from_secs(40), Path::new("/w")),
             vec!["3640"]

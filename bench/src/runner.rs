@@ -204,6 +204,31 @@ impl Drop for Running {
 
 /// Runs `launch` once under `timing`.
 pub fn run_measured(launch: &Launch, timing: &Timing, round: u32) -> Result<RunResult, BenchError> {
+    run_measured_window(launch, timing, round).map(|(result, _)| result)
+}
+
+/// When a run's window began and ended, in Unix milliseconds (for figures
+/// measured outside the hook over the same window, such as a Kafka topic's
+/// end offsets).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WindowTimes {
+    pub start_unix_ms: u64,
+    pub end_unix_ms: u64,
+}
+
+fn unix_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+        .unwrap_or(0)
+}
+
+/// [`run_measured`], also returning the window's wall-clock times.
+pub fn run_measured_window(
+    launch: &Launch,
+    timing: &Timing,
+    round: u32,
+) -> Result<(RunResult, WindowTimes), BenchError> {
     if launch.output_dir.exists() {
         std::fs::remove_dir_all(&launch.output_dir)
             .map_err(|e| BenchError::io(&launch.output_dir, e))?;
@@ -245,6 +270,10 @@ pub fn run_measured(launch: &Launch, timing: &Timing, round: u32) -> Result<RunR
     let mut first_report: Option<Instant> = None;
     let mut hook_seen = false;
     let mut start: Option<(Instant, Snapshot, f64)> = None;
+    let mut times = WindowTimes {
+        start_unix_ms: 0,
+        end_unix_ms: 0,
+    };
     let (window, wall_secs, cpu_secs) = loop {
         let tick = Instant::now();
         let sample = running.account.sample();
@@ -274,11 +303,13 @@ pub fn run_measured(launch: &Launch, timing: &Timing, round: u32) -> Result<RunR
         if let Some(first) = first_report {
             match &start {
                 None if now - first >= timing.warmup => {
+                    times.start_unix_ms = unix_ms();
                     let snap = Snapshot::read(&launch.output_dir)?;
                     hook_seen |= !snap.is_empty();
                     start = Some((now, snap, sample.cpu_seconds));
                 }
                 Some((began, snap, cpu)) if now - *began >= timing.duration => {
+                    times.end_unix_ms = unix_ms();
                     let end = Snapshot::read(&launch.output_dir)?;
                     hook_seen |= !end.is_empty();
                     let window = hook_seen.then(|| Window::between(snap, &end));
@@ -294,7 +325,7 @@ pub fn run_measured(launch: &Launch, timing: &Timing, round: u32) -> Result<RunR
         std::thread::sleep(SAMPLE_PERIOD.saturating_sub(tick.elapsed()));
     };
     running.stop();
-    Ok(RunResult::from_window(
+    let result = RunResult::from_window(
         &launch.system,
         round,
         window.as_ref(),
@@ -302,7 +333,8 @@ pub fn run_measured(launch: &Launch, timing: &Timing, round: u32) -> Result<RunR
         cpu_secs,
         &running.account,
         &launch.log,
-    ))
+    );
+    Ok((result, times))
 }
 
 #[cfg(test)]

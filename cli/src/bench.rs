@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use anyhow::{Context as _, bail};
 use clap::Args;
+use egret_bench::kafka;
 use egret_bench::plan::{self, Plan, Workload};
 use egret_bench::report::{self, Meta};
 use egret_bench::runner::{self, Timing};
@@ -19,6 +20,7 @@ use egret_bench::runner::{self, Timing};
     egret bench --workload const-id-null --duration 30\n  \
     egret bench --workload const-null --rounds 3 --report bench-out\n  \
     egret bench --workload custom --jar app.jar --main com.acme.Topo -- arg1 arg2\n  \
+    egret bench --workload kafka --duration 30 --kafka-records 2000000\n  \
     egret bench --storm-mode cluster --workers 2 --ceiling\n  \
     egret bench --tls-cost --rounds 3\n\n\
     Global `-c key=value` options are given to every system as topology config. \
@@ -27,7 +29,9 @@ use egret_bench::runner::{self, Timing};
 pub struct BenchArgs {
     /// const-null (storm-perf ConstSpoutNullBoltTopo, acking off), const-id-null
     /// (ConstSpoutIdBoltNullBoltTopo, acking on), wordcount (storm-perf
-    /// FileReadWordCountTopo), custom (--jar, --main, args after --)
+    /// FileReadWordCountTopo), kafka (Kafka in, split and count, Kafka out:
+    /// examples-connectors' KafkaWordCountTopology against a broker the bench
+    /// starts), custom (--jar, --main, args after --)
     #[arg(long, default_value = "const-id-null", value_name = "NAME")]
     workload: String,
     /// The topology jar (default: the workload's)
@@ -86,7 +90,10 @@ pub struct BenchArgs {
     /// MiB moved per link and run with --tls-cost
     #[arg(long, default_value_t = 1024, value_name = "MIB")]
     tls_cost_mib: u64,
-    /// Arguments to main() (after --; default: the workload's)
+    /// Sentences in the input topic of --workload kafka (every run reads it from its start)
+    #[arg(long, default_value_t = 2_000_000, value_name = "N")]
+    kafka_records: u64,
+    /// Arguments to main() (after --; default: the workload's; with --workload kafka, added to its options)
     #[arg(last = true, value_name = "ARGS")]
     args: Vec<String>,
 }
@@ -105,7 +112,7 @@ pub fn run(args: BenchArgs, conf: Vec<String>, java: String) -> anyhow::Result<(
     }
     let workload = Workload::parse(&args.workload).with_context(|| {
         format!(
-            "unknown workload '{}' (const-null, const-id-null, wordcount, custom)",
+            "unknown workload '{}' (const-null, const-id-null, wordcount, kafka, custom)",
             args.workload
         )
     })?;
@@ -183,6 +190,14 @@ pub fn run(args: BenchArgs, conf: Vec<String>, java: String) -> anyhow::Result<(
         (None, Some(jar)) => std::env::var_os("EGRET_STORM_PERF_JAR")
             .map(PathBuf::from)
             .unwrap_or(jar),
+        (None, None) if workload == Workload::Kafka => {
+            kafka::find_above(&executable, kafka::CONNECTORS_JAR).with_context(|| {
+                format!(
+                    "{} not found above the egret executable: run ./egret-dev build, or pass --jar",
+                    kafka::CONNECTORS_JAR
+                )
+            })?
+        }
         (None, None) => bail!("--workload custom needs --jar"),
     };
     let jar =
@@ -194,7 +209,10 @@ pub fn run(args: BenchArgs, conf: Vec<String>, java: String) -> anyhow::Result<(
     };
     let warmup = Duration::from_secs(args.warmup);
     let duration = Duration::from_secs(args.duration);
-    let main_args = if args.args.is_empty() {
+    let main_args = if workload == Workload::Kafka {
+        // Replaced per run (kafka::run_args), the user's last.
+        args.args.clone()
+    } else if args.args.is_empty() {
         let words = work_dir.join("words.txt");
         if workload == Workload::WordCount {
             plan::write_words_file(&words)
@@ -243,9 +261,49 @@ pub fn run(args: BenchArgs, conf: Vec<String>, java: String) -> anyhow::Result<(
         egret_build,
         work_dir.display()
     );
+    let kafka_session = if workload == Workload::Kafka {
+        let find = |relative: &str| {
+            kafka::find_above(&executable, relative).with_context(|| {
+                format!("{relative} not found above the egret executable: run ./egret-dev build")
+            })
+        };
+        let dir = work_dir.join("kafka");
+        println!(
+            "Kafka: starting a broker and filling topic {} with {} sentences ({}) ...",
+            kafka::INPUT_TOPIC,
+            args.kafka_records,
+            dir.display()
+        );
+        let session = kafka::Session::prepare(
+            &plan.java,
+            &find(kafka::CLASSPATH_FILE)?,
+            &find(kafka::TOOL_JAR)?,
+            &dir,
+            args.kafka_records,
+        )?;
+        Some(session)
+    } else {
+        None
+    };
+    let mut kafka_figures: Vec<(String, u32, kafka::RunFigures)> = Vec::new();
     let mut results = Vec::new();
     let mut failures = Vec::new();
     for (system, round) in plan::schedule(&systems, args.rounds) {
+        let kafka_run = match &kafka_session {
+            Some(session) => match session.begin_run(&system, round, &args.args) {
+                Ok(run) => Some(run),
+                Err(e) => {
+                    eprintln!("error: {system} round {round}: {e}");
+                    failures.push(format!("{system} round {round}"));
+                    continue;
+                }
+            },
+            None => None,
+        };
+        let mut plan = plan.clone();
+        if let Some(run) = &kafka_run {
+            plan.main_args = run.args.clone();
+        }
         let launch = match system.as_str() {
             "storm" if args.storm_mode == "cluster" => {
                 match plan.storm_cluster(round, args.workers) {
@@ -262,7 +320,25 @@ pub fn run(args: BenchArgs, conf: Vec<String>, java: String) -> anyhow::Result<(
             _ => plan.egret(round),
         };
         println!("round {round}: {system} ...");
-        match runner::run_measured(&launch, &timing, round) {
+        let measured = runner::run_measured_window(&launch, &timing, round);
+        if let (Some(session), Some(run)) = (&kafka_session, kafka_run) {
+            let (start, end) = match &measured {
+                Ok((_, times)) => (times.start_unix_ms, times.end_unix_ms),
+                Err(_) => (0, 0),
+            };
+            match session.finish_run(run, start, end) {
+                Ok(figures) => {
+                    if figures.input_exhausted {
+                        println!(
+                            "  {system}: the run consumed the whole input topic: its window may include idle time; raise --kafka-records"
+                        );
+                    }
+                    kafka_figures.push((system.clone(), round, figures));
+                }
+                Err(e) => eprintln!("error: {system} round {round}: Kafka's offsets: {e}"),
+            }
+        }
+        match measured.map(|(r, _)| r) {
             Ok(r) => {
                 if !r.hook_reported {
                     println!(
@@ -279,6 +355,10 @@ pub fn run(args: BenchArgs, conf: Vec<String>, java: String) -> anyhow::Result<(
     }
     println!();
     print!("{}", report::table(&results));
+    if kafka_session.is_some() {
+        println!("\nKafka output records/s (the output topic's end offsets over each window):");
+        print!("{}", kafka_table(&kafka_figures));
+    }
     if let Some(dir) = &args.report {
         let meta = Meta {
             workload: workload.name().to_owned(),
@@ -303,6 +383,31 @@ pub fn run(args: BenchArgs, conf: Vec<String>, java: String) -> anyhow::Result<(
         bail!("{} run(s) failed: {}", failures.len(), failures.join(", "));
     }
     Ok(())
+}
+
+/// One line per run and a median per system of `--workload kafka`'s records/s.
+fn kafka_table(figures: &[(String, u32, kafka::RunFigures)]) -> String {
+    let mut out = String::new();
+    let mut systems: Vec<&str> = Vec::new();
+    for (system, round, f) in figures {
+        if !systems.contains(&system.as_str()) {
+            systems.push(system);
+        }
+        let rate = f
+            .records_per_sec
+            .map_or_else(|| "-".to_owned(), |r| format!("{r:.0}"));
+        out.push_str(&format!("  {system:<8} round {round:<3} {rate:>10}\n"));
+    }
+    for system in systems {
+        let rates: Vec<f64> = figures
+            .iter()
+            .filter(|(s, _, _)| s == system)
+            .filter_map(|(_, _, f)| f.records_per_sec)
+            .collect();
+        let median = report::median(rates).map_or_else(|| "-".to_owned(), |r| format!("{r:.0}"));
+        out.push_str(&format!("  {system:<8} median    {median:>10}\n"));
+    }
+    out
 }
 
 /// `--tls-cost`: prints the runs and the TLS / plain ratios.

@@ -5,7 +5,8 @@
 //! into a 4-partition topic; the topology relays them to an output topic; the
 //! test reads the output back and checks every sequence number is there,
 //! counting duplicates, and that the spout's committed offsets reach the end
-//! of every input partition.
+//! of every input partition. The last test runs `egret bench --workload
+//! kafka` briefly.
 
 #![allow(
     clippy::expect_used,
@@ -15,7 +16,7 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use egret_e2e::connectors::{expected_counts, submit};
+use egret_e2e::connectors::{expected_counts, jar, submit};
 use egret_e2e::servers::kafka::KafkaBroker;
 use egret_e2e::servers::postgres::{PostgresServer, USER};
 use egret_e2e::servers::redis::RedisServer;
@@ -47,14 +48,38 @@ fn broker_with_input() -> KafkaBroker {
     broker
 }
 
-fn submit_relay(cluster: &Cluster, broker: &KafkaBroker, name: &str) {
-    let args = vec![
+fn submit_relay(cluster: &Cluster, broker: &KafkaBroker, name: &str, extra: &[String]) {
+    let mut args = vec![
         format!("kafka.bootstrap={}", broker.bootstrap()),
         "kafka.topic=in".to_owned(),
         "kafka.out=out".to_owned(),
         format!("kafka.group={GROUP}"),
     ];
+    args.extend_from_slice(extra);
     submit(cluster, "KafkaRelayTopology", name, &args, &[]).expect("submit");
+}
+
+/// The errors the topology's tasks reported (`reportError`), as Nimbus's
+/// `TopologyInfo.errors` holds them: (component, first line of the error).
+/// `TopologyErrors` submits nothing, which `egret jar` then reports as an
+/// error: its output must end with its `ERRORS <n>` line.
+fn reported_errors(cluster: &Cluster, name: &str) -> Vec<(String, String)> {
+    let out = jar(cluster, "TopologyErrors", name, &[], &[]).expect("TopologyErrors");
+    assert!(
+        out.stdout.lines().any(|l| l.starts_with("ERRORS ")),
+        "{}",
+        out.describe()
+    );
+    out.stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("ERROR "))
+        .filter_map(|l| {
+            let mut parts = l.splitn(3, ' ');
+            let component = parts.next()?;
+            let _time = parts.next()?;
+            Some((component.to_owned(), parts.next().unwrap_or("").to_owned()))
+        })
+        .collect()
 }
 
 fn end_total(broker: &KafkaBroker, topic: &str) -> i64 {
@@ -150,7 +175,7 @@ fn kafka_to_kafka_at_least_once_every_record_relayed() {
     let cluster = Cluster::new("kafka-relay").expect("cluster");
     let name = cluster.topology_name();
     let started = Instant::now();
-    submit_relay(&cluster, &broker, &name);
+    submit_relay(&cluster, &broker, &name, &[]);
     let (seen, committed) = drain(&cluster, &broker, &name, Duration::from_secs(300));
     let duplicates = check(&seen, &committed);
     eprintln!(
@@ -169,7 +194,7 @@ fn kafka_to_kafka_at_least_once_under_10_kill_9() {
     let broker = broker_with_input();
     let cluster = Cluster::new("kafka-faults").expect("cluster");
     let name = cluster.topology_name();
-    submit_relay(&cluster, &broker, &name);
+    submit_relay(&cluster, &broker, &name, &[]);
     // Start the faults once records flow.
     wait_until(
         "the first records in the output",
@@ -221,6 +246,89 @@ fn kafka_to_kafka_at_least_once_under_10_kill_9() {
     let duplicates = check(&seen, &committed);
     eprintln!(
         "with 10 kill -9 ({faults:?}): {RECORDS} records in, {} out, {duplicates} duplicates; committed {committed:?}",
+        seen.values().sum::<u64>()
+    );
+    cluster.kill_and_check_clean(&name).expect("kill");
+}
+
+/// The broker stopped (SIGKILL of its JVM) while records flow, for longer
+/// than the producer's delivery timeout (10 s here), then started again on
+/// the same port and data. KafkaBolt's sends fail with Kafka's
+/// `TimeoutException`, which it reports (`reportError`, seen through Nimbus's
+/// `TopologyInfo.errors`) and fails the tuples for; KafkaSpout does not call
+/// `reportError` (storm-kafka-client 2.8.3 only logs and retries the broker),
+/// and the failed and timed-out trees are replayed once the broker is back.
+/// Nothing may be lost; duplicates are counted and printed.
+#[test]
+fn kafka_to_kafka_at_least_once_across_a_broker_restart() {
+    let mut broker = broker_with_input();
+    let cluster = Cluster::new("kafka-restart").expect("cluster");
+    let name = cluster.topology_name();
+    submit_relay(
+        &cluster,
+        &broker,
+        &name,
+        &["kafka.delivery.timeout.ms=10000".to_owned()],
+    );
+    wait_until(
+        "the first records in the output",
+        Duration::from_secs(120),
+        || (end_total(&broker, "out") > 0).then_some(()),
+        || cluster.describe_logs(20),
+    )
+    .expect("flowing");
+    let out_before = end_total(&broker, "out");
+    assert!(
+        out_before < i64::try_from(RECORDS).expect("records"),
+        "every record was relayed before the broker stopped: the test would prove nothing"
+    );
+    broker.kill();
+    eprintln!("broker killed (SIGKILL) with {out_before} records in the output");
+    let errors = wait_until(
+        "KafkaBolt's reported errors while the broker is down",
+        Duration::from_secs(180),
+        || {
+            let errors = reported_errors(&cluster, &name);
+            errors
+                .iter()
+                .any(|(component, _)| component == "kafka-bolt")
+                .then_some(errors)
+        },
+        || {
+            format!(
+                "reported: {:?}\n{}",
+                reported_errors(&cluster, &name),
+                cluster.describe_logs(20)
+            )
+        },
+    )
+    .expect("reported errors");
+    // What each component reported while the broker was down.
+    let mut per_component: BTreeMap<&str, usize> = BTreeMap::new();
+    for (component, _) in &errors {
+        *per_component.entry(component.as_str()).or_insert(0) += 1;
+    }
+    eprintln!("reported errors while the broker was down: {per_component:?}");
+    for (component, message) in &errors {
+        eprintln!("  {component}: {message}");
+    }
+    let bolt_errors: Vec<&String> = errors
+        .iter()
+        .filter(|(c, _)| c == "kafka-bolt")
+        .map(|(_, m)| m)
+        .collect();
+    assert!(
+        bolt_errors
+            .iter()
+            .all(|m| m.contains("org.apache.kafka.common.errors.TimeoutException")),
+        "KafkaBolt reports the producer's send timeout: {bolt_errors:?}"
+    );
+    broker.restart().expect("restart the broker");
+    eprintln!("broker restarted on {}", broker.bootstrap());
+    let (seen, committed) = drain(&cluster, &broker, &name, Duration::from_secs(420));
+    let duplicates = check(&seen, &committed);
+    eprintln!(
+        "across a broker restart: {RECORDS} records in, {} out ({out_before} before the stop), {duplicates} duplicates; committed {committed:?}",
         seen.values().sum::<u64>()
     );
     cluster.kill_and_check_clean(&name).expect("kill");
@@ -328,4 +436,62 @@ fn kafka_to_redis_and_kafka_to_postgresql_exact() {
         .clone();
     assert_eq!(distinct, total.to_string());
     cluster.kill_and_check_clean(&name).expect("kill");
+}
+
+/// `egret bench --workload kafka`, briefly: the bench starts its own broker,
+/// fills the input, runs the connector jar's KafkaWordCountTopology on real
+/// Storm 2.8.3 (local mode) and on Egret, and reports both throughputs. No
+/// timing assertions: each system must have acked sentences (the hook) and
+/// written records to its output topic over the window (the end offsets).
+#[test]
+fn bench_kafka_workload_reports_tuples_and_records_per_second() {
+    let artifacts = egret_e2e::Artifacts::locate().expect("artifacts");
+    let storm_side = egret_e2e::workspace_root().join("bench/storm-side/target");
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let mut cmd = std::process::Command::new(&artifacts.egret);
+    cmd.env("EGRET_HOME", tmp.path().join("home"))
+        .args(["bench", "--workload", "kafka", "--kafka-records", "200000"])
+        .args([
+            "--warmup",
+            "3",
+            "--duration",
+            "6",
+            "--startup-timeout",
+            "60",
+        ])
+        .arg("--storm-side")
+        .arg(&storm_side)
+        .arg("--work-dir")
+        .arg(tmp.path().join("work"))
+        .args(["--storm-jvm-opts", "-Xmx512m"]);
+    let out = egret_e2e::run_with_timeout(&mut cmd, Duration::from_secs(400)).expect("bench");
+    assert!(out.success(), "egret bench failed: {}", out.describe());
+    eprintln!("{}", out.stdout);
+    let section = out
+        .stdout
+        .split("Kafka output records/s")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no records/s section: {}", out.describe()));
+    for system in ["storm", "egret"] {
+        // The table's median row: tuples/s (spout acks) > 0.
+        let row: Vec<&str> = out
+            .stdout
+            .lines()
+            .map(|l| l.split_whitespace().collect::<Vec<_>>())
+            .find(|f| f.len() >= 4 && f[0] == system && f[1] == "median")
+            .unwrap_or_else(|| panic!("no {system} median row: {}", out.stdout));
+        let tuples: f64 = row[2].parse().unwrap_or(0.0);
+        assert!(tuples > 0.0, "{system}: {row:?}");
+        assert_eq!(row[3], "acked", "{system}: {row:?}");
+        let records: f64 = section
+            .lines()
+            .map(|l| l.split_whitespace().collect::<Vec<_>>())
+            .find(|f| f.len() == 3 && f[0] == system && f[1] == "median")
+            .and_then(|f| f[2].parse().ok())
+            .unwrap_or(0.0);
+        assert!(
+            records > 0.0,
+            "{system} wrote no records over the window: {section}"
+        );
+    }
 }

@@ -25,7 +25,11 @@ import org.apache.storm.tuple.Values;
  * them to {@code kafka.out} (acks=all), acking each tuple once the broker has the record.
  *
  * <p>Arguments: {@code NAME kafka.bootstrap=H:P kafka.topic=IN kafka.out=OUT
- * kafka.group=G [spouts=2] [relays=2] [writers=2] [workers=2]}.
+ * kafka.group=G [spouts=2] [relays=2] [writers=2] [workers=2]
+ * [kafka.delivery.timeout.ms=N]}. The last is the producer's {@code delivery.timeout.ms}
+ * (Kafka's default 120 000): how long a record may wait for the broker before its send
+ * fails, which KafkaBolt reports ({@code reportError}) and fails the tuple for; with
+ * it, the producer's {@code request.timeout.ms} is N / 2.
  */
 public final class KafkaRelayTopology {
     private KafkaRelayTopology() {
@@ -59,6 +63,12 @@ public final class KafkaRelayTopology {
         producer.put(ProducerConfig.ACKS_CONFIG, "all");
         producer.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, "org.apache.kafka.common.serialization.StringSerializer");
         producer.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, "org.apache.kafka.common.serialization.StringSerializer");
+        String delivery = o.get("kafka.delivery.timeout.ms", "");
+        if (!delivery.isEmpty()) {
+            long ms = o.getLong("kafka.delivery.timeout.ms", 0);
+            producer.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, Long.toString(ms));
+            producer.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, Long.toString(ms / 2));
+        }
         KafkaBolt<String, String> writer = new KafkaBolt<String, String>()
                 .withProducerProperties(producer)
                 .withTopicSelector(new DefaultTopicSelector(o.get("kafka.out")))

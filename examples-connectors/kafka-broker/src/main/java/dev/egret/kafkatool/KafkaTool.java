@@ -35,6 +35,12 @@ import org.apache.kafka.common.serialization.StringSerializer;
  *       offsets as of now, one value a line, into FILE; prints {@code consumed N};</li>
  *   <li>{@code offsets BOOTSTRAP GROUP TOPIC}: one line per partition, {@code P COMMITTED
  *       END} (COMMITTED -1 when the group has none).</li>
+ *   <li>{@code sentences BOOTSTRAP TOPIC N}: N records without a key whose values are
+ *       sentences of 8 words drawn from a fixed vocabulary by a fixed generator (the same
+ *       records every time), acks=1; prints {@code produced N};</li>
+ *   <li>{@code watch BOOTSTRAP TOPIC FILE}: every 500 ms until killed, appends
+ *       {@code <unix ms> <sum of the topic's end offsets>} to FILE (the time is the
+ *       middle of the request).</li>
  * </ul>
  * Exit status 2 with a message on bad arguments, 1 on a Kafka error.
  */
@@ -52,6 +58,8 @@ public final class KafkaTool {
             case "produce" -> produce(bootstrap, args[2], Long.parseLong(arg(args, 3)), Long.parseLong(arg(args, 4)));
             case "consume" -> consume(bootstrap, args[2], Path.of(arg(args, 3)));
             case "offsets" -> offsets(bootstrap, args[2], arg(args, 3));
+            case "sentences" -> sentences(bootstrap, args[2], Long.parseLong(arg(args, 3)));
+            case "watch" -> watch(bootstrap, args[2], Path.of(arg(args, 3)));
             default -> usage();
         }
     }
@@ -64,7 +72,7 @@ public final class KafkaTool {
     }
 
     private static void usage() {
-        System.err.println("usage: KafkaTool create|produce|consume|offsets BOOTSTRAP ...");
+        System.err.println("usage: KafkaTool create|produce|consume|offsets|sentences|watch BOOTSTRAP ...");
         System.exit(2);
     }
 
@@ -143,6 +151,59 @@ public final class KafkaTool {
                         .get(60, TimeUnit.SECONDS).offset();
                 OffsetAndMetadata c = committed.get(tp);
                 System.out.println(p + " " + (c == null ? -1 : c.offset()) + " " + end);
+            }
+        }
+    }
+
+    private static final String[] VOCABULARY = {
+        "the", "cow", "jumped", "over", "moon", "an", "apple", "a", "day", "keeps", "doctor",
+        "away", "four", "score", "and", "seven", "years", "ago", "snow", "white",
+    };
+
+    private static void sentences(String bootstrap, String topic, long n) throws Exception {
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ProducerConfig.ACKS_CONFIG, "1");
+        p.put(ProducerConfig.LINGER_MS_CONFIG, "20");
+        p.put(ProducerConfig.BATCH_SIZE_CONFIG, "262144");
+        int state = 12_345;
+        try (KafkaProducer<String, String> producer =
+                new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
+            StringBuilder sentence = new StringBuilder();
+            for (long i = 0; i < n; i++) {
+                sentence.setLength(0);
+                for (int w = 0; w < 8; w++) {
+                    state = state * 1_103_515_245 + 12_345;
+                    if (w > 0) {
+                        sentence.append(' ');
+                    }
+                    sentence.append(VOCABULARY[((state >>> 16) & 0x7fff) % VOCABULARY.length]);
+                }
+                producer.send(new ProducerRecord<>(topic, null, sentence.toString()));
+            }
+            producer.flush();
+        }
+        System.out.println("produced " + n);
+    }
+
+    private static void watch(String bootstrap, String topic, Path file) throws Exception {
+        try (Admin admin = admin(bootstrap)) {
+            int partitions = admin.describeTopics(List.of(topic)).allTopicNames().get(60, TimeUnit.SECONDS)
+                    .get(topic).partitions().size();
+            Map<TopicPartition, OffsetSpec> latest = new java.util.HashMap<>();
+            for (int i = 0; i < partitions; i++) {
+                latest.put(new TopicPartition(topic, i), OffsetSpec.latest());
+            }
+            while (true) {
+                long before = System.currentTimeMillis();
+                long sum = 0;
+                for (var info : admin.listOffsets(latest).all().get(60, TimeUnit.SECONDS).values()) {
+                    sum += info.offset();
+                }
+                long after = System.currentTimeMillis();
+                Files.writeString(file, ((before + after) / 2) + " " + sum + "\n", StandardCharsets.UTF_8,
+                        java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
+                Thread.sleep(Math.max(0, 500 - (after - before)));
             }
         }
     }
