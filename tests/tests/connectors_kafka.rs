@@ -495,3 +495,120 @@ fn bench_kafka_workload_reports_tuples_and_records_per_second() {
         );
     }
 }
+
+/// storm-jdbc's `JdbcInsertBolt` under faults: 5 kill -9 of the Kafka spout's,
+/// the row bolt's and the insert bolt's JVMs while rows are being inserted.
+/// At least once: every record has its row (no key is missing a record);
+/// the duplicate rows the replays caused are counted and printed.
+#[test]
+fn kafka_to_postgresql_under_kill_9_no_record_missing() {
+    let (total, keys) = (20_000u64, 11u64);
+    let broker = KafkaBroker::start().expect("kafka");
+    broker
+        .tool("create", &["words", PARTITIONS])
+        .expect("create");
+    broker
+        .tool("produce", &["words", "0", &total.to_string()])
+        .expect("produce");
+    let pg = PostgresServer::start().expect("postgres");
+    pg.psql("CREATE TABLE records (rkey text NOT NULL, seq bigint NOT NULL)")
+        .expect("create table");
+    let want: BTreeMap<String, u64> = expected_counts(total, keys)
+        .into_iter()
+        .enumerate()
+        .map(|(k, n)| (format!("k{k}"), n))
+        .collect();
+
+    let cluster = Cluster::new("kafka-jdbc-faults").expect("cluster");
+    let name = cluster.topology_name();
+    let args = vec![
+        "source=kafka".to_owned(),
+        format!("kafka.bootstrap={}", broker.bootstrap()),
+        "kafka.topic=words".to_owned(),
+        "kafka.group=to-postgresql-faults".to_owned(),
+        format!("total={total}"),
+        format!("keys={keys}"),
+        format!("jdbc.url={}", pg.jdbc_url()),
+        format!("jdbc.user={USER}"),
+    ];
+    submit(&cluster, "JdbcInsertTopology", &name, &args, &[]).expect("submit jdbc");
+    let rows = || -> u64 {
+        pg.psql("SELECT count(*) FROM records")
+            .ok()
+            .and_then(|r| r.first().and_then(|row| row.first()).cloned())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0)
+    };
+    wait_until(
+        "the first rows in PostgreSQL",
+        Duration::from_secs(120),
+        || (rows() > 0).then_some(()),
+        || cluster.describe_logs(20),
+    )
+    .expect("flowing");
+    let prefixes = [
+        "insert-",
+        "kafka-spout-",
+        "rows-",
+        "insert-",
+        "kafka-spout-",
+    ];
+    let mut faults = Vec::new();
+    for (i, prefix) in prefixes.iter().enumerate() {
+        std::thread::sleep(Duration::from_secs(2));
+        let (pid, id) = wait_until(
+            &format!("a live {prefix} JVM"),
+            Duration::from_secs(60),
+            || {
+                let live: Vec<(i32, String)> = instance_processes(cluster.home())
+                    .into_iter()
+                    .filter(|(_, id)| id.starts_with(prefix))
+                    .collect();
+                live.get(i % 2).or(live.first()).cloned()
+            },
+            String::new,
+        )
+        .expect("instance");
+        let so_far = rows();
+        let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
+        eprintln!(
+            "fault {}: kill -9 {id} (pid {pid}), {so_far} rows so far",
+            i + 1
+        );
+        faults.push(id);
+    }
+    // Every record's sequence number has a row; counting distinct sequence
+    // numbers per key makes the check independent of the duplicates.
+    let per_key = || -> BTreeMap<String, u64> {
+        pg.psql("SELECT rkey, count(DISTINCT seq) FROM records GROUP BY rkey")
+            .unwrap_or_default()
+            .into_iter()
+            .map(|r| (r[0].clone(), r[1].parse().unwrap_or(0)))
+            .collect()
+    };
+    wait_until(
+        "every record's row in PostgreSQL after the faults",
+        Duration::from_secs(300),
+        || (per_key().values().sum::<u64>() >= total).then_some(()),
+        || format!("{:?}\n{}", per_key(), cluster.describe_logs(20)),
+    )
+    .expect("rows");
+    let seen = cluster
+        .wait_quiescent(&name, Duration::from_secs(90), rows)
+        .expect("quiescent");
+    assert_eq!(per_key(), want, "distinct records per key in PostgreSQL");
+    let distinct = pg
+        .psql("SELECT count(DISTINCT seq) FROM records")
+        .expect("distinct")[0][0]
+        .clone();
+    assert_eq!(
+        distinct,
+        total.to_string(),
+        "every sequence number has a row"
+    );
+    eprintln!(
+        "Kafka to PostgreSQL with 5 kill -9 ({faults:?}): {total} records, {seen} rows, {} duplicate rows, no record missing",
+        seen - total
+    );
+    cluster.kill_and_check_clean(&name).expect("kill");
+}
