@@ -8,7 +8,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use egret_isolation::{Cgroups, Group, Limits};
+use egret_isolation::{Cgroups, Group, Limits, cgroup_name, container_group};
 use egret_metrics::{MetricKey, Registry};
 use egret_proto::v1::{InstancePlan, Isolation, TopologySettings};
 use tokio::task::JoinHandle;
@@ -23,23 +23,6 @@ pub const MEMORY_METRIC: &str = "egret.cgroup.memory-bytes";
 pub const OOM_KILLS_METRIC: &str = "egret.cgroup.oom-kills";
 /// How often the usage is read.
 const USAGE_TICK: Duration = Duration::from_secs(1);
-
-/// A cgroup directory name for `id` (an instance or topology id, which may
-/// hold any character Storm allows in a component id, e.g. `$checkpointspout`):
-/// letters, digits and `-` stay, every other byte becomes `_` and its two hex
-/// digits (`_` and `.` included), so distinct ids keep distinct names and none
-/// is `.` or `..`.
-pub fn cgroup_name(id: &str) -> String {
-    let mut out = String::with_capacity(id.len());
-    for byte in id.bytes() {
-        if byte.is_ascii_alphanumeric() || byte == b'-' {
-            out.push(char::from(byte));
-        } else {
-            out.push_str(&format!("_{byte:02x}"));
-        }
-    }
-    out
-}
 
 /// The limits of `instance`.
 pub fn limits(instance: &InstancePlan, jvm_overhead_mb: u32) -> Limits {
@@ -71,7 +54,7 @@ impl Isolated {
         if mode == Isolation::None {
             return Ok(None);
         }
-        let parent = format!("egret-{}-c{index}", cgroup_name(topology_id));
+        let parent = container_group(topology_id, index);
         let opened = Cgroups::detect().and_then(|cgroups| {
             cgroups.prepare(&parent)?;
             Ok(cgroups)
@@ -159,16 +142,6 @@ impl Isolated {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn any_id_gets_a_distinct_safe_cgroup_name() {
-        assert_eq!(cgroup_name("split-0"), "split-0");
-        assert_eq!(cgroup_name("$checkpointspout-0"), "_24checkpointspout-0");
-        assert_eq!(cgroup_name("a_b"), "a_5fb");
-        assert_ne!(cgroup_name("a_24"), cgroup_name("a$"));
-        assert_eq!(cgroup_name(".."), "_2e_2e");
-        assert_eq!(cgroup_name("wc-1-1764"), "wc-1-1764");
-    }
 
     #[test]
     fn memory_is_heap_plus_overhead_and_cpu_only_when_declared() {

@@ -174,6 +174,38 @@ impl Cgroups {
         Ok(())
     }
 
+    /// Removes the parent `parent` and every group below it, in every
+    /// controller: what a container killed before its own cleanup left
+    /// behind. Returns how many directories were removed (0 when there was
+    /// nothing). A group whose processes have not exited yet is refused by
+    /// the kernel (`EBUSY`), and so is the whole call.
+    pub fn remove_tree(&self, parent: &str) -> Result<usize, IsolationError> {
+        let parent = checked(parent)?;
+        let mut removed = 0;
+        for (_, base) in &self.bases {
+            let dir = base.join(parent);
+            let entries = match fs::read_dir(&dir) {
+                Ok(entries) => entries,
+                Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
+                Err(e) => return Err(io_err("list", &dir)(e)),
+            };
+            for entry in entries {
+                let entry = entry.map_err(io_err("list", &dir))?;
+                let is_dir = entry
+                    .file_type()
+                    .map_err(io_err("list", &entry.path()))?
+                    .is_dir();
+                if is_dir {
+                    remove_dir(&entry.path())?;
+                    removed += 1;
+                }
+            }
+            remove_dir(&dir)?;
+            removed += 1;
+        }
+        Ok(removed)
+    }
+
     /// Removes the parent `parent` (once its groups are removed); a missing
     /// one is fine.
     pub fn remove_parent(&self, parent: &str) -> Result<(), IsolationError> {
@@ -183,6 +215,30 @@ impl Cgroups {
         }
         Ok(())
     }
+}
+
+/// A cgroup directory name for `id` (an instance or topology id, which may
+/// hold any character Storm allows in a component id, e.g. `$checkpointspout`):
+/// letters, digits and `-` stay, every other byte becomes `_` and its two hex
+/// digits (`_` and `.` included), so distinct ids keep distinct names and none
+/// is `.` or `..`.
+pub fn cgroup_name(id: &str) -> String {
+    let mut out = String::with_capacity(id.len());
+    for byte in id.bytes() {
+        if byte.is_ascii_alphanumeric() || byte == b'-' {
+            out.push(char::from(byte));
+        } else {
+            out.push_str(&format!("_{byte:02x}"));
+        }
+    }
+    out
+}
+
+/// The parent group of container `index`'s instance groups for topology
+/// `topology_id`: `egret-<id>-c<index>`, the one name the container and the
+/// scheduler that sweeps after it use.
+pub fn container_group(topology_id: &str, index: i32) -> String {
+    format!("egret-{}-c{index}", cgroup_name(topology_id))
 }
 
 /// The directory of process `pid`'s cgroup in the v1 hierarchy of

@@ -166,3 +166,41 @@ fn a_real_group_limits_counts_and_is_removed() {
     group.remove().unwrap();
     cgroups.remove_parent(&parent).unwrap();
 }
+
+#[test]
+fn remove_tree_removes_a_containers_leftover_groups_in_every_controller() {
+    let tmp = std::env::temp_dir().join(format!("egret-isolation-test-{}", std::process::id()));
+    let memory = tmp.join("memory");
+    let cpu = tmp.join("cpu");
+    let cgroups = Cgroups {
+        bases: vec![
+            (Controller::Memory, memory.clone()),
+            (Controller::Cpu, cpu.clone()),
+        ],
+    };
+    let parent = container_group("wc-1-17", 2);
+    assert_eq!(parent, "egret-wc-1-17-c2");
+    for base in [&memory, &cpu] {
+        fs::create_dir_all(base.join(&parent).join("split-0")).unwrap();
+        fs::create_dir_all(base.join(&parent).join("_24checkpointspout-0")).unwrap();
+    }
+    fs::create_dir_all(memory.join("egret-other-c1/count-0")).unwrap();
+    assert_eq!(cgroups.remove_tree(&parent).unwrap(), 6);
+    assert!(!memory.join(&parent).exists() && !cpu.join(&parent).exists());
+    // Another container's groups stay; nothing left is fine.
+    assert!(memory.join("egret-other-c1/count-0").is_dir());
+    assert_eq!(cgroups.remove_tree(&parent).unwrap(), 0);
+    // A group that is not a directory name of ours is refused.
+    assert!(cgroups.remove_tree("../x").is_err());
+    fs::remove_dir_all(&tmp).unwrap();
+}
+
+#[test]
+fn any_id_gets_a_distinct_safe_cgroup_name() {
+    assert_eq!(cgroup_name("split-0"), "split-0");
+    assert_eq!(cgroup_name("$checkpointspout-0"), "_24checkpointspout-0");
+    assert_eq!(cgroup_name("a_b"), "a_5fb");
+    assert_ne!(cgroup_name("a_24"), cgroup_name("a$"));
+    assert_eq!(cgroup_name(".."), "_2e_2e");
+    assert_eq!(cgroup_name("wc-1-1764"), "wc-1-1764");
+}

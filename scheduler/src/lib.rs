@@ -219,6 +219,38 @@ pub fn read_plan(dir: &TopologyDir, id: &str) -> Result<PackingPlan, SchedulerEr
     Ok(plan)
 }
 
+/// How long the sweep waits for a killed container's instance JVMs to exit
+/// (their parent-death signal is delivered asynchronously) before it gives up.
+const SWEEP_PATIENCE: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Removes the cgroups of containers that could not remove their own (a
+/// container killed with SIGKILL, by a fault or at the end of the stop's
+/// grace, never runs its cleanup). Containers that cleaned up leave nothing
+/// to do; a host without cgroup v1 has no groups of ours.
+async fn sweep_cgroups(topology_id: &str, plan: &PackingPlan) {
+    let Ok(cgroups) = egret_isolation::Cgroups::detect() else {
+        return;
+    };
+    for container in &plan.containers {
+        let parent = egret_isolation::container_group(topology_id, container.index);
+        let deadline = tokio::time::Instant::now() + SWEEP_PATIENCE;
+        loop {
+            match cgroups.remove_tree(&parent) {
+                Ok(0) => break,
+                Ok(removed) => {
+                    tracing::info!(cgroup = %parent, removed, "Removed the cgroups a killed container left behind.");
+                    break;
+                }
+                Err(err) if tokio::time::Instant::now() >= deadline => {
+                    tracing::warn!(cgroup = %parent, error = %err, "Removing a container's leftover cgroups failed.");
+                    break;
+                }
+                Err(_) => tokio::time::sleep(std::time::Duration::from_millis(200)).await,
+            }
+        }
+    }
+}
+
 /// The `egret scheduler` role: reads the packing plan, starts every container, keeps them
 /// running until the topology master exits with [`EXIT_TOPOLOGY_KILLED`] or
 /// SIGTERM/SIGINT, then stops them and retires the topology dir.
@@ -247,6 +279,7 @@ pub async fn run(options: SchedulerOptions) -> Result<(), SchedulerError> {
         }
     }
     scheduler.stop().await?;
+    sweep_cgroups(&topology.id, &plan).await;
     let retired = cluster.retire(&dir, &topology.id)?;
     tracing::info!(topology = %topology.id, dir = %retired.display(), "Topology stopped; its directory was retired.");
     Ok(())

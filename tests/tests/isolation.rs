@@ -17,7 +17,9 @@
 use std::path::Path;
 use std::time::Duration;
 
-use egret_e2e::{Cluster, MetricsSnapshot, read_metrics, wait_until};
+use egret_e2e::{Cluster, MetricsSnapshot, read_metrics, role_processes, wait_until};
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::Pid;
 
 /// The container's snapshot (`container-1`).
 fn container(dir: &Path) -> Option<MetricsSnapshot> {
@@ -145,8 +147,14 @@ fn a_memory_hog_is_killed_at_its_limit_and_a_spinner_gets_half_a_core() {
     // it wants a whole core, so far less means it did not run.
     assert!((0.2..=0.6).contains(&cores), "spin-0 used {cores:.2} cores");
 
-    // Killing the topology removes the container's cgroups.
+    // Killing the topology removes the container's cgroups, even when the
+    // container cannot clean up itself: stopped (SIGSTOP), it ignores the
+    // stop's SIGTERM and is killed with SIGKILL at the end of the grace, so
+    // the scheduler sweeps the groups it left behind.
     let parent = spin_cpu.parent().unwrap().to_owned();
+    let containers = role_processes(cluster.home(), "container");
+    assert_eq!(containers.len(), 1, "one container process");
+    kill(Pid::from_raw(containers[0].pid), Signal::SIGSTOP).expect("SIGSTOP the container");
     cluster.kill_and_check_clean(&name).expect("kill");
     wait_until(
         "the container's cgroups to be removed",
