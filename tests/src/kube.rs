@@ -763,6 +763,43 @@ impl Drop for ControlPlane {
     }
 }
 
+/// How many StatefulSets, Services, ConfigMaps, Secrets and Pods of
+/// `namespace` carry the labels `selector` names, in that order: what a
+/// topology's kill must leave at zero.
+pub async fn labelled_objects(
+    client: &kube::Client,
+    namespace: &str,
+    selector: &str,
+) -> Result<[usize; 5], kube::Error> {
+    use k8s_openapi::api::apps::v1::StatefulSet;
+    use k8s_openapi::api::core::v1::{ConfigMap, Pod, Secret, Service};
+
+    async fn count<K>(
+        client: &kube::Client,
+        namespace: &str,
+        params: &kube::api::ListParams,
+    ) -> Result<usize, kube::Error>
+    where
+        K: kube::Resource<Scope = k8s_openapi::NamespaceResourceScope>
+            + Clone
+            + serde::de::DeserializeOwned
+            + fmt::Debug,
+        K::DynamicType: Default,
+    {
+        let api = kube::Api::<K>::namespaced(client.clone(), namespace);
+        Ok(api.list(params).await?.items.len())
+    }
+
+    let params = kube::api::ListParams::default().labels(selector);
+    Ok([
+        count::<StatefulSet>(client, namespace, &params).await?,
+        count::<Service>(client, namespace, &params).await?,
+        count::<ConfigMap>(client, namespace, &params).await?,
+        count::<Secret>(client, namespace, &params).await?,
+        count::<Pod>(client, namespace, &params).await?,
+    ])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -334,13 +334,8 @@ fn kafka_to_kafka_at_least_once_across_a_broker_restart() {
     cluster.kill_and_check_clean(&name).expect("kill");
 }
 
-/// Kafka to Redis and Kafka to PostgreSQL: `KafkaSpout` feeds storm-redis's
-/// `RedisStoreBolt` word counts (exact in Redis) and storm-jdbc's
-/// `JdbcInsertBolt` (one row per record, exact per key with SQL), one
-/// topology after the other on the same topic, each with its own group.
-#[test]
-fn kafka_to_redis_and_kafka_to_postgresql_exact() {
-    let (total, keys) = (10_000u64, 11u64);
+/// A broker with topic `words` (4 partitions) holding `total` records.
+fn broker_with_words(total: u64) -> KafkaBroker {
     let broker = KafkaBroker::start().expect("kafka");
     broker
         .tool("create", &["words", PARTITIONS])
@@ -348,10 +343,27 @@ fn kafka_to_redis_and_kafka_to_postgresql_exact() {
     broker
         .tool("produce", &["words", "0", &total.to_string()])
         .expect("produce");
-    let redis = RedisServer::start().expect("redis");
+    broker
+}
+
+/// A PostgreSQL server with the `records` table `JdbcInsertTopology` fills.
+fn postgres_with_records_table() -> PostgresServer {
     let pg = PostgresServer::start().expect("postgres");
     pg.psql("CREATE TABLE records (rkey text NOT NULL, seq bigint NOT NULL)")
         .expect("create table");
+    pg
+}
+
+/// Kafka to Redis and Kafka to PostgreSQL: `KafkaSpout` feeds storm-redis's
+/// `RedisStoreBolt` word counts (exact in Redis) and storm-jdbc's
+/// `JdbcInsertBolt` (one row per record, exact per key with SQL), one
+/// topology after the other on the same topic, each with its own group.
+#[test]
+fn kafka_to_redis_and_kafka_to_postgresql_exact() {
+    let (total, keys) = (10_000u64, 11u64);
+    let broker = broker_with_words(total);
+    let redis = RedisServer::start().expect("redis");
+    let pg = postgres_with_records_table();
     let want: BTreeMap<String, u64> = expected_counts(total, keys)
         .into_iter()
         .enumerate()
@@ -503,16 +515,8 @@ fn bench_kafka_workload_reports_tuples_and_records_per_second() {
 #[test]
 fn kafka_to_postgresql_under_kill_9_no_record_missing() {
     let (total, keys) = (20_000u64, 11u64);
-    let broker = KafkaBroker::start().expect("kafka");
-    broker
-        .tool("create", &["words", PARTITIONS])
-        .expect("create");
-    broker
-        .tool("produce", &["words", "0", &total.to_string()])
-        .expect("produce");
-    let pg = PostgresServer::start().expect("postgres");
-    pg.psql("CREATE TABLE records (rkey text NOT NULL, seq bigint NOT NULL)")
-        .expect("create table");
+    let broker = broker_with_words(total);
+    let pg = postgres_with_records_table();
     let want: BTreeMap<String, u64> = expected_counts(total, keys)
         .into_iter()
         .enumerate()

@@ -25,14 +25,14 @@ use std::process::{Child, Stdio};
 use std::time::Duration;
 
 use egret_e2e::hosts::{Host, TestNet};
-use egret_e2e::kube::ControlPlane;
 use egret_e2e::kube::kubelet::{MountPoints, PodIdentity, materialize};
+use egret_e2e::kube::{ControlPlane, labelled_objects};
 use egret_e2e::word_count::expected_counts;
 use egret_e2e::{Cluster, task_files, wait_until};
 use egret_kubernetes::objects::{label_selector, object_base};
 use egret_state_manager::test_support::ZkServer;
 use k8s_openapi::api::apps::v1::StatefulSet;
-use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Pod, Secret, Service};
+use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Secret};
 use kube::api::{ListParams, ObjectMeta, PostParams};
 use kube::{Api, Client};
 
@@ -360,40 +360,13 @@ fn the_pods_run_as_the_kubelet_would_and_count_exactly() {
         assert_eq!(status.code(), Some(want), "{}:\n{}", pod.name, pod.log());
     }
     rt.block_on(async {
-        let lp = ListParams::default().labels(&label_selector(&name));
-        let left = (
-            Api::<StatefulSet>::namespaced(client.clone(), NAMESPACE)
-                .list(&lp)
-                .await
-                .unwrap()
-                .items
-                .len(),
-            Api::<Service>::namespaced(client.clone(), NAMESPACE)
-                .list(&lp)
-                .await
-                .unwrap()
-                .items
-                .len(),
-            Api::<ConfigMap>::namespaced(client.clone(), NAMESPACE)
-                .list(&lp)
-                .await
-                .unwrap()
-                .items
-                .len(),
-            Api::<Secret>::namespaced(client.clone(), NAMESPACE)
-                .list(&lp)
-                .await
-                .unwrap()
-                .items
-                .len(),
-            Api::<Pod>::namespaced(client.clone(), NAMESPACE)
-                .list(&lp)
-                .await
-                .unwrap()
-                .items
-                .len(),
+        let left = labelled_objects(&client, NAMESPACE, &label_selector(&name))
+            .await
+            .unwrap();
+        assert_eq!(
+            left, [0; 5],
+            "StatefulSets, Services, ConfigMaps, Secrets, Pods left after the kill"
         );
-        assert_eq!(left, (0, 0, 0, 0, 0), "objects left after the kill");
     });
     drop(pods);
     drop(mount_points);

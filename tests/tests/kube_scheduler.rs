@@ -19,12 +19,12 @@
 use std::collections::BTreeMap;
 
 use egret_e2e::Cluster;
-use egret_e2e::kube::ControlPlane;
+use egret_e2e::kube::{ControlPlane, labelled_objects};
 use egret_kubernetes::objects::{self, container_resources, label_selector, object_base};
 use egret_state_manager::test_support::ZkServer;
 use egret_state_manager::{StateManager, ZkOptions, ZkStateManager};
 use k8s_openapi::api::apps::v1::StatefulSet;
-use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Pod, Secret, Service};
+use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Secret, Service};
 use kube::api::{ListParams, ObjectMeta, PostParams};
 use kube::{Api, Client};
 
@@ -260,40 +260,13 @@ fn a_submission_creates_the_objects_and_a_kill_deletes_every_one() {
         killed.describe()
     );
     rt.block_on(async {
-        let lp = ListParams::default().labels(&label_selector(&name));
-        let left = (
-            Api::<StatefulSet>::namespaced(client.clone(), NAMESPACE)
-                .list(&lp)
-                .await
-                .unwrap()
-                .items
-                .len(),
-            Api::<Service>::namespaced(client.clone(), NAMESPACE)
-                .list(&lp)
-                .await
-                .unwrap()
-                .items
-                .len(),
-            Api::<ConfigMap>::namespaced(client.clone(), NAMESPACE)
-                .list(&lp)
-                .await
-                .unwrap()
-                .items
-                .len(),
-            Api::<Secret>::namespaced(client.clone(), NAMESPACE)
-                .list(&lp)
-                .await
-                .unwrap()
-                .items
-                .len(),
-            Api::<Pod>::namespaced(client.clone(), NAMESPACE)
-                .list(&lp)
-                .await
-                .unwrap()
-                .items
-                .len(),
+        let left = labelled_objects(&client, NAMESPACE, &label_selector(&name))
+            .await
+            .unwrap();
+        assert_eq!(
+            left, [0; 5],
+            "StatefulSets, Services, ConfigMaps, Secrets, Pods left after the kill"
         );
-        assert_eq!(left, (0, 0, 0, 0, 0), "objects left after the kill");
         // Unlabelled objects of the namespace (the API server's own) stay.
         let all = Api::<ConfigMap>::namespaced(client.clone(), NAMESPACE)
             .list(&ListParams::default())
