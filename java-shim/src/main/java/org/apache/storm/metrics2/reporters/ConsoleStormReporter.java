@@ -6,6 +6,7 @@ import com.codahale.metrics.ScheduledReporter;
 import java.io.IOException;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import org.apache.storm.metrics2.DimensionalReporter;
 import org.apache.storm.metrics2.MetricRegistryProvider;
@@ -38,18 +39,8 @@ public class ConsoleStormReporter extends ScheduledStormReporter implements Dime
         if (locale != null) {
             builder.formattedFor(locale);
         }
-        TimeUnit rateUnit = ReporterKeys.rateUnit(reporterConf);
-        if (rateUnit != null) {
-            builder.convertRatesTo(rateUnit);
-        }
-        TimeUnit durationUnit = ReporterKeys.durationUnit(reporterConf);
-        if (durationUnit != null) {
-            builder.convertDurationsTo(durationUnit);
-        }
-        StormMetricsFilter filter = getMetricsFilter(reporterConf);
-        if (filter != null) {
-            builder.filter(filter);
-        }
+        StormMetricsFilter filter = ReporterKeys.configure(reporterConf, builder::convertRatesTo,
+                builder::convertDurationsTo, builder::filter);
         reportingPeriod = getReportPeriod(reporterConf);
         reportingPeriodUnit = getReportPeriodUnit(reporterConf);
         ScheduledReporter console = builder.build();
@@ -58,8 +49,9 @@ public class ConsoleStormReporter extends ScheduledStormReporter implements Dime
                 throw new RuntimeException("MetricRegistryProvider is required to enable reporting dimensions");
             }
             reporter = new DimensionalReporter(provider, console, this, "ConsoleDimensionalReporter", filter,
-                    rateUnit == null ? TimeUnit.SECONDS : rateUnit,
-                    durationUnit == null ? TimeUnit.MILLISECONDS : durationUnit, null, true);
+                    Objects.requireNonNullElse(ReporterKeys.rateUnit(reporterConf), TimeUnit.SECONDS),
+                    Objects.requireNonNullElse(ReporterKeys.durationUnit(reporterConf), TimeUnit.MILLISECONDS),
+                    null, true);
         } else {
             reporter = console;
         }

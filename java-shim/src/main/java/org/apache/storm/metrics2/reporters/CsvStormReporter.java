@@ -7,9 +7,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.apache.storm.Config;
-import org.apache.storm.metrics2.filters.StormMetricsFilter;
 
 /**
  * Appends each metric's values to {@code <csv.log.dir>/<metric name>.csv} every report period
@@ -32,18 +30,7 @@ public class CsvStormReporter extends ScheduledStormReporter {
         if (locale != null) {
             builder.formatFor(locale);
         }
-        TimeUnit rateUnit = ReporterKeys.rateUnit(reporterConf);
-        if (rateUnit != null) {
-            builder.convertRatesTo(rateUnit);
-        }
-        TimeUnit durationUnit = ReporterKeys.durationUnit(reporterConf);
-        if (durationUnit != null) {
-            builder.convertDurationsTo(durationUnit);
-        }
-        StormMetricsFilter filter = getMetricsFilter(reporterConf);
-        if (filter != null) {
-            builder.filter(filter);
-        }
+        ReporterKeys.configure(reporterConf, builder::convertRatesTo, builder::convertDurationsTo, builder::filter);
         reportingPeriod = getReportPeriod(reporterConf);
         reportingPeriodUnit = getReportPeriodUnit(reporterConf);
         reporter = builder.build(csvDir(topoConf, reporterConf));

@@ -7,8 +7,6 @@ import com.codahale.metrics.graphite.GraphiteSender;
 import com.codahale.metrics.graphite.GraphiteUDP;
 import java.io.IOException;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
-import org.apache.storm.metrics2.filters.StormMetricsFilter;
 
 /**
  * Sends the metrics to Graphite in its plaintext protocol ({@code <name> <value> <seconds>} lines)
@@ -30,18 +28,7 @@ public class GraphiteStormReporter extends ScheduledStormReporter {
     @Override
     public void prepare(MetricRegistry registry, Map<String, Object> topoConf, Map<String, Object> reporterConf) {
         GraphiteReporter.Builder builder = GraphiteReporter.forRegistry(registry);
-        TimeUnit durationUnit = ReporterKeys.durationUnit(reporterConf);
-        if (durationUnit != null) {
-            builder.convertDurationsTo(durationUnit);
-        }
-        TimeUnit rateUnit = ReporterKeys.rateUnit(reporterConf);
-        if (rateUnit != null) {
-            builder.convertRatesTo(rateUnit);
-        }
-        StormMetricsFilter filter = getMetricsFilter(reporterConf);
-        if (filter != null) {
-            builder.filter(filter);
-        }
+        ReporterKeys.configure(reporterConf, builder::convertRatesTo, builder::convertDurationsTo, builder::filter);
         String prefix = ReporterKeys.string(reporterConf, GRAPHITE_PREFIXED_WITH);
         if (prefix != null) {
             builder.prefixedWith(prefix);

@@ -4,8 +4,6 @@ import com.codahale.metrics.MetricRegistry;
 import com.codahale.metrics.jmx.JmxReporter;
 import java.io.IOException;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
-import org.apache.storm.metrics2.filters.StormMetricsFilter;
 
 /**
  * Exposes every metric as an MBean of the platform MBean server, live (no report period), in
@@ -28,21 +26,10 @@ public class JmxStormReporter implements StormReporter {
     @Override
     public void prepare(MetricRegistry registry, Map<String, Object> topoConf, Map<String, Object> reporterConf) {
         JmxReporter.Builder builder = JmxReporter.forRegistry(registry);
-        TimeUnit durationUnit = ReporterKeys.durationUnit(reporterConf);
-        if (durationUnit != null) {
-            builder.convertDurationsTo(durationUnit);
-        }
-        TimeUnit rateUnit = ReporterKeys.rateUnit(reporterConf);
-        if (rateUnit != null) {
-            builder.convertRatesTo(rateUnit);
-        }
+        ReporterKeys.configure(reporterConf, builder::convertRatesTo, builder::convertDurationsTo, builder::filter);
         String domain = getMetricsJmxDomain(reporterConf);
         if (domain != null) {
             builder.inDomain(domain);
-        }
-        StormMetricsFilter filter = ScheduledStormReporter.getMetricsFilter(reporterConf);
-        if (filter != null) {
-            builder.filter(filter);
         }
         reporter = builder.build();
     }

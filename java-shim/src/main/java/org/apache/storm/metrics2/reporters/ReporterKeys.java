@@ -3,6 +3,8 @@ package org.apache.storm.metrics2.reporters;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.apache.storm.metrics2.filters.StormMetricsFilter;
 
 /**
  * The keys every Storm reporter reads from its own entry: {@code rate.unit} and
@@ -15,6 +17,28 @@ final class ReporterKeys {
     static final String LOCALE = "locale";
 
     private ReporterKeys() {
+    }
+
+    /**
+     * Hands the keys every reporter reads ({@code rate.unit}, {@code duration.unit} and the
+     * {@code filter}) to its builder's setters, each only when the entry sets it; returns the
+     * filter (null without one).
+     */
+    static StormMetricsFilter configure(Map<String, Object> reporterConf, Consumer<TimeUnit> rates,
+                                        Consumer<TimeUnit> durations, Consumer<StormMetricsFilter> filters) {
+        TimeUnit rateUnit = rateUnit(reporterConf);
+        if (rateUnit != null) {
+            rates.accept(rateUnit);
+        }
+        TimeUnit durationUnit = durationUnit(reporterConf);
+        if (durationUnit != null) {
+            durations.accept(durationUnit);
+        }
+        StormMetricsFilter filter = ScheduledStormReporter.getMetricsFilter(reporterConf);
+        if (filter != null) {
+            filters.accept(filter);
+        }
+        return filter;
     }
 
     static TimeUnit rateUnit(Map<String, Object> reporterConf) {
