@@ -127,7 +127,9 @@ fn wait_instances(cluster: &Cluster, wanted: &[&str]) {
 fn rebalancing_a_running_topology_loses_nothing_and_keys_stay_on_storms_tasks() {
     let cluster = Cluster::new("rebalance").expect("cluster");
     let name = cluster.topology_name();
-    // 20 messages a second per spout task: about 20 s of emitting, so both
+    let started = std::time::Instant::now();
+    let at = |what: &str| eprintln!("{:6.1} s  {what}", started.elapsed().as_secs_f64());
+    // 40 messages a second per spout task: about 10 s of emitting, so both
     // rebalances happen while messages flow.
     let w = Workload { keys: 20, seqs: 40 };
     let keys = format!("keys={}", w.keys);
@@ -140,7 +142,7 @@ fn rebalancing_a_running_topology_loses_nothing_and_keys_stay_on_storms_tasks() 
                 "at-least-once",
                 &keys,
                 &seqs,
-                "rate=20",
+                "rate=40",
                 "timeout=30",
                 "pending=50",
                 "workers=2",
@@ -153,7 +155,9 @@ fn rebalancing_a_running_topology_loses_nothing_and_keys_stay_on_storms_tasks() 
     assert_eq!(submitted.containers.len(), 2);
     assert_eq!(executors(&submitted, "sink"), vec![vec![3, 4], vec![5, 6]]);
     let sink_tasks: Vec<i32> = (3..=6).collect();
+    at("submitted");
     wait_acked_at_least(&cluster, 100, w);
+    at("100 acked");
 
     // Refused, with the reason, before anything changes.
     for (args, needle) in [
@@ -168,12 +172,14 @@ fn rebalancing_a_running_topology_loses_nothing_and_keys_stay_on_storms_tasks() 
         assert!(out.stderr.contains(needle), "{args:?}: {}", out.describe());
     }
     assert_eq!(dir.read_packing_plan().unwrap(), submitted);
+    at("bad requests refused");
 
     // Up: the sink's 4 tasks in 4 executors, 3 workers.
     let before_up = acked(&cluster);
     let out = rebalance(&cluster, &name, &["-w", "2", "-n", "3", "-e", "sink=4"]);
     assert!(out.success(), "{}", out.describe());
     assert!(out.stdout.contains("3 containers"), "{}", out.describe());
+    at("rebalanced up");
     let up = dir.read_packing_plan().unwrap();
     assert_eq!(up.containers.len(), 3);
     assert_eq!(
@@ -200,8 +206,10 @@ fn rebalancing_a_running_topology_loses_nothing_and_keys_stay_on_storms_tasks() 
     wait_acked_at_least(&cluster, before_up.max(acked(&cluster)) + 100, w);
 
     // Down again: the submission's plan.
+    at("100 more acked");
     let out = rebalance(&cluster, &name, &["-w", "2", "-n", "2", "-e", "sink=2"]);
     assert!(out.success(), "{}", out.describe());
+    at("rebalanced down");
     let down = dir.read_packing_plan().unwrap();
     assert_eq!(down, submitted, "back to the submission's packing plan");
     wait_instances(
@@ -217,6 +225,7 @@ fn rebalancing_a_running_topology_loses_nothing_and_keys_stay_on_storms_tasks() 
 
     let o = wait_all_logged(&cluster.out_dir(), w, false, Duration::from_secs(120))
         .unwrap_or_else(|e| fail_with(&cluster, &e));
+    at("all acked");
     eprintln!("rebalanced twice: {}", o.summary(w));
     assert!(o.malformed.is_empty(), "malformed lines: {:?}", o.malformed);
     assert!(
