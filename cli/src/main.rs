@@ -511,4 +511,40 @@ mod tests {
             Cli::try_parse_from(["egret", "local", "--local-ttl", "5", "a.jar", "M"]).unwrap();
         assert!(matches!(cli.command, Command::Local { local_ttl: 5, .. }));
     }
+
+    #[test]
+    fn rebalance_takes_storms_flags() {
+        let cli = Cli::try_parse_from([
+            "egret",
+            "rebalance",
+            "wc",
+            "-w",
+            "5",
+            "-n",
+            "3",
+            "-e",
+            "count=4",
+            "-e",
+            "split=1",
+        ])
+        .unwrap();
+        match cli.command {
+            Command::Rebalance {
+                name,
+                wait,
+                workers,
+                executors,
+            } => {
+                assert_eq!(name, "wc");
+                assert_eq!(wait, Some(5));
+                assert_eq!(workers, Some(3));
+                assert_eq!(executors, vec!["count=4", "split=1"]);
+            }
+            other => panic!("{other:?}"),
+        }
+        // Without -w: Storm's default, the message timeout (resolved later).
+        let cli = Cli::try_parse_from(["egret", "rebalance", "wc", "-e", "count=4"]).unwrap();
+        assert!(matches!(cli.command, Command::Rebalance { wait: None, .. }));
+        assert!(Cli::try_parse_from(["egret", "rebalance", "wc", "-w", "soon"]).is_err());
+    }
 }

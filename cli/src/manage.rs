@@ -540,6 +540,63 @@ mod tests {
         assert_eq!(format_uptime(-3), "0s");
     }
 
+    /// Bad requests are refused from the stored topology, before any master
+    /// is asked (none runs here) and with nothing changed.
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_bad_rebalance_is_refused_with_its_reason_before_the_master_is_asked() {
+        let tmp = tempfile::tempdir().unwrap();
+        let cluster = LocalCluster::new(tmp.path().join("local"));
+        let dir = cluster.create_topology("wc").unwrap();
+        let bolt = |id: &str, parallelism, num_tasks| egret_proto::v1::Component {
+            id: id.into(),
+            kind: egret_proto::v1::ComponentKind::Bolt as i32,
+            parallelism,
+            num_tasks,
+            ..Default::default()
+        };
+        let topology = Topology {
+            name: "wc".into(),
+            id: "wc-1-1".into(),
+            components: vec![bolt("count", 2, 4), bolt("split", 2, 2)],
+            ..Default::default()
+        };
+        dir.write_topology(&topology).unwrap();
+        let config = load_config(
+            None,
+            &[format!(
+                "{}={}",
+                egret_config::LOCAL_DIR,
+                tmp.path().join("local").display()
+            )],
+        )
+        .unwrap();
+        for (workers, executors, needle) in [
+            (None, vec!["count"], "COMPONENT=PARALLELISM"),
+            (None, vec!["count=x"], "count=x"),
+            (None, vec!["count=0"], "at least 1"),
+            (None, vec!["counts=2"], "no component 'counts'"),
+            (None, vec!["count=5"], "has 4 tasks"),
+            (None, vec!["split=3"], "has 2 tasks"),
+            (Some(0), vec![], "-n must be at least 1"),
+        ] {
+            let executors: Vec<String> = executors.into_iter().map(str::to_owned).collect();
+            let err = rebalance(&config, "wc", Some(0), workers, &executors)
+                .await
+                .unwrap_err();
+            let text = format!("{err:#}");
+            assert!(text.contains(needle), "{executors:?}: {text}");
+        }
+        assert_eq!(dir.read_topology().unwrap(), topology, "nothing changed");
+        // A valid request needs the master: without one it says so.
+        let err = rebalance(&config, "wc", Some(0), None, &["count=4".to_owned()])
+            .await
+            .unwrap_err();
+        assert!(
+            format!("{err:#}").contains("cannot reach the topology master"),
+            "{err:#}"
+        );
+    }
+
     #[tokio::test(flavor = "current_thread")]
     async fn killing_a_topology_whose_scheduler_is_gone_retires_it() {
         let tmp = tempfile::tempdir().unwrap();
