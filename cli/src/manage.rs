@@ -411,7 +411,7 @@ async fn rebalance_cluster(
         told.push_str("No topology master was live: the new plan is stored. ");
     }
     let plan = stored_plan(state, name).await?.unwrap_or(planned);
-    let settings = egret_config::settings::settings_of(&topology)?.clone();
+    let settings = *egret_config::settings::settings_of(&topology)?;
     let launch = egret_scheduler::cluster::ClusterLaunch {
         name: name.to_owned(),
         id: topology.id.clone(),
