@@ -91,8 +91,12 @@ fn required<'a, T>(value: &'a Option<T>, flag: &str) -> anyhow::Result<&'a T> {
 
 /// `egret tmaster --topology NAME --credentials DIR --work-dir DIR`.
 /// Returns once the topology was killed, having removed it from the state
-/// manager (every container then stops).
-pub async fn run_master(config: &Layered, args: &HostArgs) -> anyhow::Result<()> {
+/// manager (every container then stops), or rebalanced (the new plan stored:
+/// whoever runs this process starts it again).
+pub async fn run_master(
+    config: &Layered,
+    args: &HostArgs,
+) -> anyhow::Result<egret_topology_master::Exit> {
     let name = required(&args.topology, "a topology name")?;
     let credentials = required(&args.credentials, "--credentials DIR")?;
     let work = required(&args.work_dir, "--work-dir DIR")?;
@@ -121,9 +125,11 @@ pub async fn run_master(config: &Layered, args: &HostArgs) -> anyhow::Result<()>
     if let Some(health) = &health {
         health.set_ready(true);
     }
-    master.serve().await?;
-    remove_topology(&state, name).await;
-    Ok(())
+    let exit = master.serve().await?;
+    if exit == egret_topology_master::Exit::Killed {
+        remove_topology(&state, name).await;
+    }
+    Ok(exit)
 }
 
 /// What a kill leaves: nothing of the topology in the state manager.

@@ -103,6 +103,20 @@ enum Command {
         #[arg(short = 'w', long = "wait", value_name = "SECS", default_value_t = 30)]
         wait: u32,
     },
+    /// Change a running topology's executors per component and its workers, as Storm's rebalance: deactivate, wait, re-pack (task ids stay), restart on the new plan, re-activate
+    Rebalance {
+        /// Topology name
+        name: String,
+        /// Seconds to wait between deactivation and the new plan [default: the topology's topology.message.timeout.secs]
+        #[arg(short = 'w', long = "wait", value_name = "SECS")]
+        wait: Option<u32>,
+        /// The new number of workers (topology.workers)
+        #[arg(short = 'n', long = "num-workers", value_name = "WORKERS")]
+        workers: Option<i64>,
+        /// A component's new number of executors, at most its number of tasks; repeatable
+        #[arg(short = 'e', long = "executors", value_name = "COMPONENT=PARALLELISM")]
+        executors: Vec<String>,
+    },
     /// Resume a topology's spouts
     Activate {
         /// Topology name
@@ -298,6 +312,17 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             current_thread_runtime()?.block_on(manage::kill(&cfg, &name, wait))?;
             println!("Killed topology '{name}'.");
         }
+        Command::Rebalance {
+            name,
+            wait,
+            workers,
+            executors,
+        } => {
+            let cfg = manage::load_config(config.config.as_deref(), &config.conf)?;
+            let told = current_thread_runtime()?
+                .block_on(manage::rebalance(&cfg, &name, wait, workers, &executors))?;
+            println!("{told}");
+        }
         Command::Activate { name } => {
             let cfg = manage::load_config(config.config.as_deref(), &config.conf)?;
             current_thread_runtime()?.block_on(manage::set_active(&cfg, &name, true))?;
@@ -413,9 +438,13 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 }
                 None => {
                     let cfg = manage::load_config(config.config.as_deref(), &config.conf)?;
-                    multi_thread_runtime()?
+                    let exit = multi_thread_runtime()?
                         .block_on(hosts::run_master(&cfg, &role.host))
                         .context("topology master failed")?;
+                    if exit == egret_topology_master::Exit::Rebalanced {
+                        // Started again (by the pod or the host's service), it serves the new plan.
+                        return Ok(ExitCode::from(egret_topology_master::EXIT_REBALANCED));
+                    }
                 }
             }
             // The master returns only once its topology was killed: this code
@@ -481,5 +510,41 @@ mod tests {
         let cli =
             Cli::try_parse_from(["egret", "local", "--local-ttl", "5", "a.jar", "M"]).unwrap();
         assert!(matches!(cli.command, Command::Local { local_ttl: 5, .. }));
+    }
+
+    #[test]
+    fn rebalance_takes_storms_flags() {
+        let cli = Cli::try_parse_from([
+            "egret",
+            "rebalance",
+            "wc",
+            "-w",
+            "5",
+            "-n",
+            "3",
+            "-e",
+            "count=4",
+            "-e",
+            "split=1",
+        ])
+        .unwrap();
+        match cli.command {
+            Command::Rebalance {
+                name,
+                wait,
+                workers,
+                executors,
+            } => {
+                assert_eq!(name, "wc");
+                assert_eq!(wait, Some(5));
+                assert_eq!(workers, Some(3));
+                assert_eq!(executors, vec!["count=4", "split=1"]);
+            }
+            other => panic!("{other:?}"),
+        }
+        // Without -w: Storm's default, the message timeout (resolved later).
+        let cli = Cli::try_parse_from(["egret", "rebalance", "wc", "-e", "count=4"]).unwrap();
+        assert!(matches!(cli.command, Command::Rebalance { wait: None, .. }));
+        assert!(Cli::try_parse_from(["egret", "rebalance", "wc", "-w", "soon"]).is_err());
     }
 }

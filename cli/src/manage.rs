@@ -1,4 +1,15 @@
-//! `egret list`, `kill`, `activate`, `deactivate`: talk to a topology's master.
+//! `egret list`, `kill`, `activate`, `deactivate`, `rebalance`: talk to a
+//! topology's master.
+//!
+//! Invariants of `rebalance`: the request is checked against the stored
+//! topology first (a bad `-e`, an unknown component, more executors than
+//! tasks are errors before anything changes); the master does the rest
+//! (deactivate, wait, store the new topology and plan, stop serving). On the
+//! local cluster the scheduler then restarts every process on the new plan
+//! and `rebalance` returns once the new master has published it (the stored
+//! physical plan holds the new packing); on a shared state manager the
+//! cluster scheduler makes what runs the topology follow the new plan, and
+//! when no master is live the new topology and plan are stored directly.
 //!
 //! Invariants of `kill`: it never signals a process itself. It asks the master
 //! to kill (deactivate, wait, KILLED); the master then exits with
@@ -14,8 +25,10 @@ use std::time::Duration;
 use anyhow::{Context as _, bail};
 use egret_config::{Environment, Layered};
 use egret_proto::v1::{
-    ClientRequest, ClientResponse, Empty, KillRequest, TopologyState, client_request,
+    ClientRequest, ClientResponse, Empty, KillRequest, PackingPlan, RebalanceRequest, Topology,
+    TopologyState, client_request,
 };
+use egret_scheduler::rebalance::Changes;
 use egret_state_manager::{LocalCluster, TopologyDir};
 use egret_submitter::stop;
 
@@ -244,6 +257,179 @@ pub async fn debug(
     Ok(())
 }
 
+/// How long `rebalance`, once the master stored the new plan, waits for the
+/// restarted topology to publish it (every container up again).
+pub const REBALANCE_WAIT: Duration = Duration::from_secs(90);
+
+/// `egret rebalance NAME [-w SECS] [-n WORKERS] [-e COMPONENT=N]...`; `wait`
+/// `None` is Storm's default, the topology's message timeout. Returns what
+/// to tell the user.
+pub async fn rebalance(
+    config: &Layered,
+    name: &str,
+    wait: Option<u32>,
+    workers: Option<i64>,
+    executors: &[String],
+) -> anyhow::Result<String> {
+    let changes = Changes::parse(workers, executors)?;
+    let asked = RebalanceRequest {
+        wait_secs: wait.unwrap_or(0),
+        wait_message_timeout: wait.is_none(),
+        workers: match changes.workers {
+            Some(n) => i32::try_from(n).context("-n is too large")?,
+            None => 0,
+        },
+        executors: changes
+            .executors
+            .iter()
+            .map(|(c, n)| (c.clone(), *n))
+            .collect(),
+    };
+    if let Some(state) = crate::hosts::cluster_of(config).await? {
+        return rebalance_cluster(&state, config, name, &changes, asked).await;
+    }
+    let cluster = cluster(config)?;
+    let dir = cluster.topology(name)?;
+    let topology = dir.read_topology()?;
+    let (_, planned) = egret_scheduler::rebalance::rebalance(&topology, &changes)?;
+    let timeout = request_timeout(&topology, wait)?;
+    let response = request(&dir, client_request::Request::Rebalance(asked), timeout)
+        .await
+        .with_context(|| format!("cannot reach the topology master of '{name}'"))?;
+    if !response.ok {
+        bail!(
+            "topology '{name}' refused the rebalance: {}",
+            response.error
+        );
+    }
+    let (state, _) = egret_state_manager::Backend::for_topology_dir(&dir)?;
+    let plan = stored_plan(&state, name).await?.unwrap_or(planned);
+    wait_published(&state, name, &plan, REBALANCE_WAIT).await?;
+    Ok(format!(
+        "Rebalanced topology '{name}': {}; running on the new plan.",
+        plan_sizes(&plan)
+    ))
+}
+
+/// The master's answer comes after the wait: give it that and more.
+fn request_timeout(topology: &Topology, wait: Option<u32>) -> anyhow::Result<Duration> {
+    let wait = match wait {
+        Some(w) => w,
+        None => egret_config::settings::settings_of(topology)?.message_timeout_secs,
+    };
+    Ok(Duration::from_secs(u64::from(wait)) + Duration::from_secs(30))
+}
+
+fn plan_sizes(plan: &PackingPlan) -> String {
+    let executors: usize = plan.containers.iter().map(|c| c.instances.len()).sum();
+    let tasks: usize = plan
+        .containers
+        .iter()
+        .flat_map(|c| &c.instances)
+        .map(|i| i.task_ids.len())
+        .sum();
+    format!(
+        "{} containers, {executors} executors, {tasks} tasks",
+        plan.containers.len()
+    )
+}
+
+async fn stored_plan(
+    state: &egret_state_manager::Backend,
+    name: &str,
+) -> anyhow::Result<Option<PackingPlan>> {
+    use egret_state_manager::StateManager as _;
+    Ok(state.get_packing_plan(name).await?)
+}
+
+/// Waits until the stored physical plan carries `plan`: the restarted master
+/// had every container register and published it.
+async fn wait_published(
+    state: &egret_state_manager::Backend,
+    name: &str,
+    plan: &PackingPlan,
+    wait: Duration,
+) -> anyhow::Result<()> {
+    use egret_state_manager::StateManager as _;
+    let deadline = tokio::time::Instant::now() + wait;
+    loop {
+        // A read racing the master's write is retried.
+        if let Ok(Some(physical)) = state.get_physical_plan(name).await
+            && physical.packing.as_ref() == Some(plan)
+            && !physical.stream_managers.is_empty()
+        {
+            return Ok(());
+        }
+        if tokio::time::Instant::now() > deadline {
+            bail!(
+                "topology '{name}' stored its new plan but did not run on it within {} s \
+                 (see its logs: `egret` keeps them in the topology directory's logs/)",
+                wait.as_secs()
+            );
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// `rebalance` on a shared state manager (see the module doc).
+async fn rebalance_cluster(
+    state: &egret_state_manager::Backend,
+    config: &Layered,
+    name: &str,
+    changes: &Changes,
+    request: RebalanceRequest,
+) -> anyhow::Result<String> {
+    use egret_state_manager::StateManager as _;
+    let topology = state
+        .get_topology(name)
+        .await?
+        .with_context(|| format!("no topology named '{name}' in the state manager"))?;
+    let (rebalanced, planned) = egret_scheduler::rebalance::rebalance(&topology, changes)?;
+    let resolved = egret_config::state::StateManagerConfig::resolve(&config.merged)?;
+    let scheduler_config = crate::kube::scheduler_config(config, Some(&topology))?;
+    let scheduler = crate::kube::cluster_scheduler(&scheduler_config, &resolved).await?;
+    let wait = (!request.wait_message_timeout).then_some(request.wait_secs);
+    let timeout = request_timeout(&topology, wait)?;
+    let mut told = String::new();
+    if state.master_location(name).await?.is_some() {
+        crate::hosts::ask(
+            state,
+            config,
+            name,
+            client_request::Request::Rebalance(request),
+            timeout,
+        )
+        .await?;
+    } else {
+        // Nothing runs to deactivate: the plan is stored for what starts next.
+        tracing::warn!(
+            topology = name,
+            "No live topology master: storing the rebalanced topology and plan directly."
+        );
+        state.put_topology(&rebalanced).await?;
+        state.put_packing_plan(name, &planned).await?;
+        told.push_str("No topology master was live: the new plan is stored. ");
+    }
+    let plan = stored_plan(state, name).await?.unwrap_or(planned);
+    let settings = *egret_config::settings::settings_of(&topology)?;
+    let launch = egret_scheduler::cluster::ClusterLaunch {
+        name: name.to_owned(),
+        id: topology.id.clone(),
+        plan: plan.clone(),
+        settings,
+        credentials_dir: crate::hosts::credentials_root(config).join(name),
+    };
+    let applied = scheduler.rebalance(&launch).await.map_err(|e| {
+        anyhow::anyhow!(
+            "topology '{name}' has its new plan stored but its scheduler could not apply it: {e}"
+        )
+    })?;
+    Ok(format!(
+        "Rebalanced topology '{name}': {}. {told}{applied}",
+        plan_sizes(&plan)
+    ))
+}
+
 /// `egret kill NAME -w SECS`.
 pub async fn kill(config: &Layered, name: &str, wait_secs: u32) -> anyhow::Result<()> {
     if let Some(state) = crate::hosts::cluster_of(config).await? {
@@ -352,6 +538,63 @@ mod tests {
         assert_eq!(format_uptime(3661), "1h1m1s");
         assert_eq!(format_uptime(90061), "1d1h1m1s");
         assert_eq!(format_uptime(-3), "0s");
+    }
+
+    /// Bad requests are refused from the stored topology, before any master
+    /// is asked (none runs here) and with nothing changed.
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_bad_rebalance_is_refused_with_its_reason_before_the_master_is_asked() {
+        let tmp = tempfile::tempdir().unwrap();
+        let cluster = LocalCluster::new(tmp.path().join("local"));
+        let dir = cluster.create_topology("wc").unwrap();
+        let bolt = |id: &str, parallelism, num_tasks| egret_proto::v1::Component {
+            id: id.into(),
+            kind: egret_proto::v1::ComponentKind::Bolt as i32,
+            parallelism,
+            num_tasks,
+            ..Default::default()
+        };
+        let topology = Topology {
+            name: "wc".into(),
+            id: "wc-1-1".into(),
+            components: vec![bolt("count", 2, 4), bolt("split", 2, 2)],
+            ..Default::default()
+        };
+        dir.write_topology(&topology).unwrap();
+        let config = load_config(
+            None,
+            &[format!(
+                "{}={}",
+                egret_config::LOCAL_DIR,
+                tmp.path().join("local").display()
+            )],
+        )
+        .unwrap();
+        for (workers, executors, needle) in [
+            (None, vec!["count"], "COMPONENT=PARALLELISM"),
+            (None, vec!["count=x"], "count=x"),
+            (None, vec!["count=0"], "at least 1"),
+            (None, vec!["counts=2"], "no component 'counts'"),
+            (None, vec!["count=5"], "has 4 tasks"),
+            (None, vec!["split=3"], "has 2 tasks"),
+            (Some(0), vec![], "-n must be at least 1"),
+        ] {
+            let executors: Vec<String> = executors.into_iter().map(str::to_owned).collect();
+            let err = rebalance(&config, "wc", Some(0), workers, &executors)
+                .await
+                .unwrap_err();
+            let text = format!("{err:#}");
+            assert!(text.contains(needle), "{executors:?}: {text}");
+        }
+        assert_eq!(dir.read_topology().unwrap(), topology, "nothing changed");
+        // A valid request needs the master: without one it says so.
+        let err = rebalance(&config, "wc", Some(0), None, &["count=4".to_owned()])
+            .await
+            .unwrap_err();
+        assert!(
+            format!("{err:#}").contains("cannot reach the topology master"),
+            "{err:#}"
+        );
     }
 
     #[tokio::test(flavor = "current_thread")]

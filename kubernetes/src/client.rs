@@ -143,6 +143,51 @@ pub async fn apply(
     outcome
 }
 
+/// The pod-template annotation that names the packing plan a StatefulSet's
+/// pods run: a rebalance changes it, so every pod is replaced (and restarts
+/// on the new plan) even when its resources stay the same.
+pub const PLAN_ANNOTATION: &str = "egret.dev/packing-plan";
+
+/// A rebalance: the containers' StatefulSet takes `objects`' replicas and
+/// pod template (resources as the new plan says), its template annotated
+/// with `plan_digest`. Returns the new replica count.
+pub async fn rebalance(
+    client: &Client,
+    namespace: &str,
+    objects: &TopologyObjects,
+    plan_digest: &str,
+) -> Result<i32, ClientError> {
+    let api: Api<StatefulSet> = Api::namespaced(client.clone(), namespace);
+    let name = objects.containers.name_any();
+    let call = |action| {
+        let name = name.clone();
+        move |source| ClientError::Call {
+            action,
+            kind: "StatefulSet",
+            namespace: namespace.to_owned(),
+            name,
+            source,
+        }
+    };
+    let mut current = api.get(&name).await.map_err(call("read"))?;
+    let wanted = objects.containers.spec.clone();
+    let mut template = wanted.template;
+    template
+        .metadata
+        .get_or_insert_with(Default::default)
+        .annotations
+        .get_or_insert_with(Default::default)
+        .insert(PLAN_ANNOTATION.to_owned(), plan_digest.to_owned());
+    let replicas = wanted.replicas.unwrap_or(0);
+    let spec = &mut current.spec;
+    spec.replicas = Some(replicas);
+    spec.template = template;
+    api.replace(&name, &PostParams::default(), &current)
+        .await
+        .map_err(call("replace"))?;
+    Ok(replicas)
+}
+
 async fn delete_all<K>(
     client: &Client,
     namespace: &str,

@@ -29,6 +29,14 @@ pub fn credential_files(dir: &Path) -> Result<BTreeMap<String, Vec<u8>>, std::io
     Ok(files)
 }
 
+/// A short digest of a packing plan (the pod-template annotation
+/// [`client::PLAN_ANNOTATION`]): changes whenever the plan does.
+pub fn plan_digest(plan: &egret_proto::v1::PackingPlan) -> String {
+    use sha2::Digest as _;
+    let digest = sha2::Sha256::digest(format!("{plan:?}").as_bytes());
+    hex::encode(&digest[..8])
+}
+
 /// Runs topologies as Kubernetes objects.
 pub struct KubernetesScheduler {
     settings: KubernetesSettings,
@@ -94,6 +102,32 @@ impl KubernetesScheduler {
         ))
     }
 
+    async fn rebalance_topology(&self, t: &ClusterLaunch) -> Result<String, ClusterSchedulerError> {
+        let built = objects::build(
+            &TopologyInput {
+                name: &t.name,
+                plan: &t.plan,
+                jvm_overhead_mb: t.settings.jvm_overhead_mb,
+                zookeeper: &self.zookeeper,
+            },
+            &self.settings,
+        );
+        let ns = &self.settings.namespace;
+        let base = objects::object_base(&t.name);
+        let Some(client) = &self.client else {
+            return Ok(format!(
+                "No Kubernetes object was changed ({} is false): scale StatefulSet {base} in                  namespace {ns} to {} replicas and restart its pods.",
+                crate::settings::CREATE,
+                t.plan.containers.len()
+            ));
+        };
+        let replicas = client::rebalance(client, ns, &built, &plan_digest(&t.plan)).await?;
+        tracing::info!(topology = %t.id, namespace = %ns, replicas, "Containers' StatefulSet rebalanced.");
+        Ok(format!(
+            "StatefulSet {base} in namespace {ns} now has {replicas} replicas with the new plan's              resources; its pods restart on the new plan."
+        ))
+    }
+
     async fn remove_topology(&self, name: &str) -> Result<Vec<String>, ClusterSchedulerError> {
         let ns = &self.settings.namespace;
         let Some(client) = &self.client else {
@@ -126,6 +160,13 @@ impl ClusterScheduler for KubernetesScheduler {
         name: &'a str,
     ) -> BoxFuture<'a, Result<Vec<String>, ClusterSchedulerError>> {
         Box::pin(self.remove_topology(name))
+    }
+
+    fn rebalance<'a>(
+        &'a self,
+        topology: &'a ClusterLaunch,
+    ) -> BoxFuture<'a, Result<String, ClusterSchedulerError>> {
+        Box::pin(self.rebalance_topology(topology))
     }
 
     fn owns_processes(&self) -> bool {

@@ -11,6 +11,10 @@ use std::pin::Pin;
 
 use egret_proto::v1::{PackingPlan, TopologySettings};
 
+/// The exit code of a topology master whose topology was rebalanced (the new
+/// plan stored): whoever runs it starts it again.
+pub const EXIT_REBALANCED: u8 = 4;
+
 /// `egret.scheduler`: `local` (the default: the local cluster, or the hosts
 /// an operator runs when the state manager is shared) or `kubernetes`.
 pub const SCHEDULER: &str = "egret.scheduler";
@@ -73,6 +77,13 @@ pub trait ClusterScheduler: Send + Sync {
         &'a self,
         name: &'a str,
     ) -> BoxFuture<'a, Result<Vec<String>, ClusterSchedulerError>>;
+    /// After a rebalance stored `topology`'s new packing plan: makes what
+    /// runs it follow the new plan (as many containers, their resources,
+    /// each restarted on the plan); returns what to tell the user.
+    fn rebalance<'a>(
+        &'a self,
+        topology: &'a ClusterLaunch,
+    ) -> BoxFuture<'a, Result<String, ClusterSchedulerError>>;
     /// Whether [`Self::remove`] alone stops every process of a topology
     /// (so a kill may go on without a live master, as the local cluster's
     /// forced stop does); false when an operator runs them.
@@ -107,6 +118,18 @@ impl ClusterScheduler for HostsScheduler {
         // The hosts' processes stop by themselves once the topology left
         // the state manager.
         Box::pin(async { Ok(Vec::new()) })
+    }
+
+    fn rebalance<'a>(
+        &'a self,
+        t: &'a ClusterLaunch,
+    ) -> BoxFuture<'a, Result<String, ClusterSchedulerError>> {
+        let containers = t.plan.containers.len();
+        let text = format!(
+            "The hosts' processes do not follow a new plan by themselves: restart the topology              master (it exits with code {EXIT_REBALANCED}) and every `egret container --topology              {name}` process, for N in 1..={containers} (stop those above {containers}).",
+            name = t.name,
+        );
+        Box::pin(async move { Ok(text) })
     }
 
     fn owns_processes(&self) -> bool {

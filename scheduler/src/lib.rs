@@ -7,6 +7,11 @@
 //! - it never packs: it runs the `packing.pb` the submitter wrote (a missing,
 //!   unreadable or foreign one is an error before anything starts), and writes
 //!   `scheduler.pid` before it starts any child;
+//! - it runs the current `packing.pb`: when a rebalance replaced it (the
+//!   topology master stores the new plan, then stops serving), it stops the
+//!   master and every container within [`PLAN_CHECK`] and starts them all
+//!   again on the new plan (containers the plan no longer has are not
+//!   started again, their cgroups are swept);
 //! - container 0 is the topology master (`egret tmaster`), containers 1..=N are
 //!   container supervisors (`egret container --index N`), all children of this
 //!   process, started from the same executable, supervised by [`egret_supervisor::Supervisor`];
@@ -21,6 +26,7 @@
 
 pub mod cluster;
 pub mod packing;
+pub mod rebalance;
 
 use std::future::Future;
 use std::path::{Path, PathBuf};
@@ -219,6 +225,23 @@ pub fn read_plan(dir: &TopologyDir, id: &str) -> Result<PackingPlan, SchedulerEr
     Ok(plan)
 }
 
+/// How often the scheduler looks for a new `packing.pb` (a rebalance's).
+const PLAN_CHECK: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// The plan in `packing.pb` when it is a valid plan of the topology that
+/// differs from `running` (a rebalance stored it); `None` otherwise (an
+/// unreadable file is logged and the running plan kept).
+fn changed_plan(dir: &TopologyDir, id: &str, running: &PackingPlan) -> Option<PackingPlan> {
+    match read_plan(dir, id) {
+        Ok(plan) if plan != *running && !plan.containers.is_empty() => Some(plan),
+        Ok(_) => None,
+        Err(err) => {
+            tracing::warn!(error = %err, "Cannot read packing.pb; the topology keeps running its plan.");
+            None
+        }
+    }
+}
+
 /// How long the sweep waits for a killed container's instance JVMs to exit
 /// (their parent-death signal is delivered asynchronously) before it gives up.
 const SWEEP_PATIENCE: std::time::Duration = std::time::Duration::from_secs(10);
@@ -270,12 +293,31 @@ pub async fn run(options: SchedulerOptions) -> Result<(), SchedulerError> {
     let mut scheduler =
         LocalProcessScheduler::new(options.executable, dir.clone(), RestartPolicy::default());
     scheduler.start(&plan).await?;
-    tokio::select! {
-        which = signal => {
-            tracing::info!(topology = %topology.id, signal = which, "Stopping the topology.");
-        }
-        () = scheduler.topology_killed() => {
-            tracing::info!(topology = %topology.id, "The topology master reports the topology killed; stopping the topology.");
+    let mut plan = plan;
+    let mut signal = std::pin::pin!(signal);
+    let mut replan = tokio::time::interval(PLAN_CHECK);
+    replan.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            which = &mut signal => {
+                tracing::info!(topology = %topology.id, signal = which, "Stopping the topology.");
+                break;
+            }
+            () = scheduler.topology_killed() => {
+                tracing::info!(topology = %topology.id, "The topology master reports the topology killed; stopping the topology.");
+                break;
+            }
+            _ = replan.tick() => {
+                let Some(next) = changed_plan(&dir, &topology.id, &plan) else {
+                    continue;
+                };
+                let executors: usize = next.containers.iter().map(|c| c.instances.len()).sum();
+                tracing::info!(topology = %topology.id, containers = next.containers.len(), executors, "The packing plan changed (a rebalance): restarting the topology master and every container on it.");
+                scheduler.stop().await?;
+                sweep_cgroups(&topology.id, &plan).await;
+                scheduler.start(&next).await?;
+                plan = next;
+            }
         }
     }
     scheduler.stop().await?;

@@ -4,7 +4,10 @@
 //! creates its objects; they are read back through the API as the server
 //! stored them (StatefulSet replicas, a headless Service, the ConfigMap and
 //! the Secret with the credentials directory's files, no secret in any pod
-//! spec, resources as the packing plan says); `egret kill` deletes every
+//! spec, resources as the packing plan says); `egret rebalance` stores the
+//! new counts and plan (task ids unchanged) and scales the containers'
+//! StatefulSet, its pod template carrying the new plan's resources and
+//! digest; `egret kill` deletes every
 //! object and a list by label finds nothing left. No pod runs here (no
 //! kubelet): the kill goes the way of a topology whose master is not live
 //! (tests/tests/kube_pods.rs runs the pods).
@@ -238,6 +241,100 @@ fn a_submission_creates_the_objects_and_a_kill_deletes_every_one() {
         assert_eq!(mebibytes(&resources.limits.unwrap()["memory"].0), memory);
         // WordCountTopology: 2 executors of 128 MB (+ 256 overhead) at least per container.
         assert!(memory >= 2 * (128 + 256) + 256, "{memory}");
+    });
+
+    // Rebalance: refused above the task count, with nothing changed; then
+    // 2 workers and 2 `count` executors (of its 3 tasks). No master is live
+    // here (no pod runs), so the new topology and plan are stored directly;
+    // the containers' StatefulSet is scaled and its pod template replaced
+    // (resources of the new plan's largest container, the plan's digest).
+    let rebalance = |extra: &[&str]| {
+        let mut args = vec![
+            "rebalance".to_owned(),
+            name.clone(),
+            "-w".to_owned(),
+            "0".to_owned(),
+        ];
+        args.extend(extra.iter().map(|s| (*s).to_owned()));
+        args.extend(config.iter().cloned());
+        cluster.run(&args).expect("egret rebalance")
+    };
+    let refused = rebalance(&["-e", "count=4"]);
+    assert!(
+        !refused.success() && refused.stderr.contains("3 tasks"),
+        "{}",
+        refused.describe()
+    );
+    let rebalanced = rebalance(&["-n", "2", "-e", "count=2"]);
+    assert!(rebalanced.success(), "{}", rebalanced.describe());
+    assert!(
+        rebalanced
+            .stdout
+            .contains("2 containers, 5 executors, 6 tasks"),
+        "{}",
+        rebalanced.describe()
+    );
+    let (topology, new_plan) = rt.block_on(async {
+        let state = ZkStateManager::connect(&zk.servers(), "/egret", ZkOptions::default())
+            .await
+            .unwrap();
+        (
+            state.get_topology(&name).await.unwrap().unwrap(),
+            state.get_packing_plan(&name).await.unwrap().unwrap(),
+        )
+    });
+    let count = topology
+        .components
+        .iter()
+        .find(|c| c.id == "count")
+        .unwrap();
+    assert_eq!((count.parallelism, count.num_tasks), (2, 3));
+    assert_eq!(new_plan.containers.len(), 2);
+    let task_ids = |p: &egret_proto::v1::PackingPlan| {
+        let mut t: Vec<i32> = p
+            .containers
+            .iter()
+            .flat_map(|c| &c.instances)
+            .flat_map(|i| i.task_ids.clone())
+            .collect();
+        t.sort_unstable();
+        t
+    };
+    assert_eq!(
+        task_ids(&new_plan),
+        task_ids(&plan),
+        "task ids never change"
+    );
+    rt.block_on(async {
+        let sets: Api<StatefulSet> = Api::namespaced(client.clone(), NAMESPACE);
+        let containers = sets.get(&base).await.expect("the containers' StatefulSet");
+        assert_eq!(containers.spec.replicas, Some(2));
+        let (memory, cpu) = new_plan
+            .containers
+            .iter()
+            .map(|c| container_resources(c, 256, 256))
+            .max()
+            .unwrap();
+        let template = &containers.spec.template;
+        let resources = template.spec.as_ref().unwrap().containers[0]
+            .resources
+            .clone()
+            .unwrap();
+        let requests = resources.requests.unwrap();
+        assert_eq!(mebibytes(&requests["memory"].0), memory);
+        assert_eq!(millicores(&requests["cpu"].0), cpu);
+        // Three executors in the larger container now: more than before.
+        assert!(memory >= 3 * (128 + 256) + 256, "{memory}");
+        let annotations = template
+            .metadata
+            .as_ref()
+            .and_then(|m| m.annotations.clone())
+            .unwrap_or_default();
+        assert_eq!(
+            annotations.get(egret_kubernetes::client::PLAN_ANNOTATION),
+            Some(&egret_kubernetes::scheduler::plan_digest(&new_plan)),
+            "{annotations:?}"
+        );
     });
 
     // A second submission of the name is refused (it is in ZooKeeper).

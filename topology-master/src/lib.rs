@@ -25,7 +25,15 @@
 //!   [`EXIT_TOPOLOGY_KILLED`]: its scheduler, seeing that, stops every process
 //!   of the topology and retires its directory (the master signals no process);
 //! - statistics are kept only for the tasks of the packing plan, reported by
-//!   the instance hosting them (see [`stats`]).
+//!   the instance hosting them (see [`stats`]);
+//! - a rebalance (Storm's, [`RebalanceRequest`]) is validated and packed
+//!   before anything changes; it then deactivates, waits, stores the new
+//!   topology and packing plan (and, in the stored physical plan, the state
+//!   the next master starts in: the one before the rebalance), publishes
+//!   nothing more and ends [`TopologyMaster::serve`] with [`Exit::Rebalanced`]
+//!   after [`KILLED_GRACE`]: the master and every container then restart on
+//!   the new plan (their scheduler's job); no kill, activation or other
+//!   rebalance is accepted meanwhile.
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -39,9 +47,9 @@ use egret_proto::handshake::accept;
 use egret_proto::v1::{
     ClientRequest, ClientResponse, ComponentKind, DebugRequest, ExecutorStatsSummary,
     MasterToStreamManager, MetricsReport, PackingPlan, PeerRole, PhysicalPlan, ProcessMetrics,
-    ReportedError, StatsReport, StreamManagerLocation, StreamManagerToMaster, Topology,
-    TopologyState, TopologySummary, WindowedStats, client_request, master_to_stream_manager,
-    stream_manager_to_master,
+    RebalanceRequest, ReportedError, StatsReport, StreamManagerLocation, StreamManagerToMaster,
+    Topology, TopologyState, TopologySummary, WindowedStats, client_request,
+    master_to_stream_manager, stream_manager_to_master,
 };
 use egret_proto::{FrameCodec, Token};
 use egret_state_manager::{
@@ -74,6 +82,18 @@ pub const KILLED_GRACE: Duration = Duration::from_secs(1);
 
 pub use egret_proto::EXIT_TOPOLOGY_KILLED;
 
+pub use egret_scheduler::cluster::EXIT_REBALANCED;
+
+/// Why [`TopologyMaster::serve`] returned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// The topology was killed: nothing of it is to run any more.
+    Killed,
+    /// The topology was rebalanced: its master and containers are to start
+    /// again on the plan now stored.
+    Rebalanced,
+}
+
 #[derive(Debug, Clone)]
 pub struct TopologyMasterOptions {
     pub topology_dir: PathBuf,
@@ -103,11 +123,19 @@ pub enum TopologyMasterError {
     Credentials(#[from] CredentialsError),
 }
 
-/// Runs the topology master until its topology has been killed (then the
-/// process exits with [`EXIT_TOPOLOGY_KILLED`]).
+/// Runs the topology master of the local scheduler until its topology has
+/// been killed (then the process exits with [`EXIT_TOPOLOGY_KILLED`]). After
+/// a rebalance it serves nothing more and waits for its scheduler, which
+/// restarts it and every container once it finds the new `packing.pb`.
 pub async fn run(options: TopologyMasterOptions) -> Result<(), TopologyMasterError> {
     let master = TopologyMaster::bind(TopologyDir::new(options.topology_dir)).await?;
-    master.serve().await
+    match master.serve().await? {
+        Exit::Killed => Ok(()),
+        Exit::Rebalanced => {
+            info!("Rebalanced: waiting for the scheduler to restart the topology on its new plan.");
+            std::future::pending().await
+        }
+    }
 }
 
 /// What a topology master needs: where the topology's state lives, the
@@ -158,6 +186,8 @@ struct Shared {
     reported: Mutex<BTreeMap<String, ProcessMetrics>>,
     /// True once a kill has completed (KILLED published).
     killed_tx: watch::Sender<bool>,
+    /// True once a rebalance has stored the new plan.
+    rebalanced_tx: watch::Sender<bool>,
 }
 
 struct Inner {
@@ -165,6 +195,8 @@ struct Inner {
     /// Storm's debug options (event logging), by component ("" for the whole topology).
     debug: debug::DebugOptions,
     killing: bool,
+    /// A rebalance is under way: no plan is published any more.
+    rebalancing: bool,
     registrations: BTreeMap<i32, Registration>,
 }
 
@@ -246,6 +278,7 @@ impl TopologyMaster {
         let (plan_tx, _) = watch::channel(None);
         let (persisted_tx, _) = watch::channel(None);
         let (killed_tx, _) = watch::channel(state_now == TopologyState::Killed);
+        let (rebalanced_tx, _) = watch::channel(false);
         let stats = Mutex::new(stats::StatsStore::new(&packing));
         let errors = Mutex::new(errors::ErrorLog::new(&packing));
         let shared = Arc::new(Shared {
@@ -262,6 +295,7 @@ impl TopologyMaster {
                 state: state_now,
                 debug: debug_now,
                 killing,
+                rebalancing: false,
                 registrations: BTreeMap::new(),
             }),
             plan_tx,
@@ -271,6 +305,7 @@ impl TopologyMaster {
             registry: Registry::new(),
             reported: Mutex::new(BTreeMap::new()),
             killed_tx,
+            rebalanced_tx,
         });
         Ok(Self {
             listener,
@@ -289,12 +324,12 @@ impl TopologyMaster {
     }
 
     /// Accepts connections until [`KILLED_GRACE`] after the topology was
-    /// killed (the KILLED plan stored first), then releases the registration
-    /// and returns. Returns an error when the registration is lost (a
+    /// killed (the KILLED plan stored first) or rebalanced (the new plan
+    /// stored), then releases the registration and returns why. Returns an error when the registration is lost (a
     /// ZooKeeper session that ended): another master may be serving, so this
     /// one must not go on. Dropping the future closes every connection too
     /// (as the process dying would).
-    pub async fn serve(self) -> Result<(), TopologyMasterError> {
+    pub async fn serve(self) -> Result<Exit, TopologyMasterError> {
         let Self {
             listener,
             registration,
@@ -303,11 +338,19 @@ impl TopologyMaster {
         let mut connections = tokio::task::JoinSet::new();
         let persister = tokio::spawn(persist_plans(Arc::clone(&shared)));
         let mut killed = shared.killed_tx.subscribe();
+        let mut rebalanced = shared.rebalanced_tx.subscribe();
         let exit_shared = Arc::clone(&shared);
         let mut exit = std::pin::pin!(async move {
-            let _ = killed.wait_for(|k| *k).await;
-            exit_shared.wait_persisted().await;
+            let why = tokio::select! {
+                r = killed.wait_for(|k| *k) => { drop(r); Exit::Killed }
+                // The rebalance stored its plans itself.
+                r = rebalanced.wait_for(|r| *r) => { drop(r); Exit::Rebalanced }
+            };
+            if why == Exit::Killed {
+                exit_shared.wait_persisted().await;
+            }
             tokio::time::sleep(KILLED_GRACE).await;
+            why
         });
         let registry = shared.registry.clone();
         let mut snapshots = SnapshotWriter::new(&shared.metrics_dir, METRICS_PROCESS);
@@ -315,9 +358,12 @@ impl TopologyMaster {
         metrics.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let outcome = loop {
             tokio::select! {
-                _ = &mut exit => {
-                    info!("The topology was killed: the topology master exits.");
-                    break Ok(());
+                why = &mut exit => {
+                    match why {
+                        Exit::Killed => info!("The topology was killed: the topology master exits."),
+                        Exit::Rebalanced => info!("The topology was rebalanced: the topology master exits, to restart on the new plan."),
+                    }
+                    break Ok(why);
                 }
                 reason = registration.lost() => {
                     error!(%reason, "The topology master's registration was lost: exiting so that one master serves.");
@@ -478,6 +524,10 @@ impl Shared {
     /// Builds the physical plan from the registrations and the state and, when
     /// it differs from the current one, writes and publishes it. Called with the lock held.
     fn publish(&self, inner: &Inner) {
+        if inner.rebalancing {
+            debug!("A rebalance is under way: no plan is published.");
+            return;
+        }
         let all_registered = self
             .packing
             .containers
@@ -877,6 +927,12 @@ fn begin_kill(shared: &Shared, wait_secs: u32) -> Result<(), String> {
             shared.topology.name
         ));
     }
+    if inner.rebalancing {
+        return Err(format!(
+            "topology {} is being rebalanced: kill it once it runs again",
+            shared.topology.name
+        ));
+    }
     inner.killing = true;
     inner.state = TopologyState::Deactivated;
     info!(wait_secs, "Kill requested: deactivating the topology.");
@@ -936,6 +992,7 @@ async fn handle_request(shared: &Arc<Shared>, request: ClientRequest) -> ClientR
             shared.wait_persisted().await;
             response
         }
+        Some(client_request::Request::Rebalance(request)) => rebalance(shared, request).await,
         Some(client_request::Request::Kill(kill)) => {
             if let Err(refused) = begin_kill(shared, kill.wait_secs) {
                 return error_response(refused);
@@ -945,7 +1002,7 @@ async fn handle_request(shared: &Arc<Shared>, request: ClientRequest) -> ClientR
             ok_response(shared)
         }
         None => error_response(
-            "unknown or empty client request (this topology master understands describe, topology info, metrics, activate, deactivate, debug, kill, detached kill)"
+            "unknown or empty client request (this topology master understands describe, topology info, metrics, activate, deactivate, debug, rebalance, kill, detached kill)"
                 .to_owned(),
         ),
     }
@@ -957,6 +1014,12 @@ fn set_state(shared: &Shared, state: TopologyState, verb: &str) -> ClientRespons
         if inner.killing {
             return error_response(format!(
                 "cannot {verb} topology {}: it is being killed",
+                shared.topology.name
+            ));
+        }
+        if inner.rebalancing {
+            return error_response(format!(
+                "cannot {verb} topology {}: it is being rebalanced",
                 shared.topology.name
             ));
         }
@@ -972,10 +1035,15 @@ fn set_state(shared: &Shared, state: TopologyState, verb: &str) -> ClientRespons
 /// affected components their new sampling.
 fn set_debug(shared: &Shared, request: &DebugRequest) -> ClientResponse {
     let mut inner = shared.lock();
-    if inner.killing {
+    if inner.killing || inner.rebalancing {
         return error_response(format!(
-            "cannot change debug options of topology {}: it is being killed",
-            shared.topology.name
+            "cannot change debug options of topology {}: it is being {}",
+            shared.topology.name,
+            if inner.killing {
+                "killed"
+            } else {
+                "rebalanced"
+            }
         ));
     }
     if let Err(refused) = inner.debug.apply(&shared.topology, request) {
@@ -994,6 +1062,99 @@ fn set_debug(shared: &Shared, request: &DebugRequest) -> ClientResponse {
     shared.publish(&inner);
     drop(inner);
     ok_response(shared)
+}
+
+/// Storm's rebalance (see the module's invariants): answered once the new
+/// topology and packing plan are stored, with the new plan's sizes.
+async fn rebalance(shared: &Arc<Shared>, request: RebalanceRequest) -> ClientResponse {
+    use egret_scheduler::rebalance::{Changes, rebalance as plan_rebalance};
+    if request.workers < 0 {
+        return error_response(format!(
+            "the number of workers must be at least 1, found {}",
+            request.workers
+        ));
+    }
+    let changes = Changes {
+        workers: (request.workers > 0).then_some(i64::from(request.workers)),
+        executors: request.executors.into_iter().collect(),
+    };
+    let (topology, packing) = match plan_rebalance(&shared.topology, &changes) {
+        Ok(planned) => planned,
+        Err(refused) => return error_response(refused.to_string()),
+    };
+    let wait_secs = if request.wait_message_timeout {
+        shared.message_timeout_secs
+    } else {
+        request.wait_secs
+    };
+    let (before, debug) = {
+        let mut inner = shared.lock();
+        if inner.killing || inner.rebalancing {
+            return error_response(format!(
+                "topology {} is already being {}",
+                shared.topology.name,
+                if inner.killing {
+                    "killed"
+                } else {
+                    "rebalanced"
+                }
+            ));
+        }
+        let before = inner.state;
+        inner.state = TopologyState::Deactivated;
+        info!(wait_secs, workers = ?changes.workers, executors = ?changes.executors, "Rebalance requested: deactivating the topology.");
+        shared.publish(&inner);
+        inner.rebalancing = true;
+        (before, inner.debug.to_plan())
+    };
+    shared.wait_persisted().await;
+    tokio::time::sleep(Duration::from_secs(u64::from(wait_secs))).await;
+    let name = &shared.topology.name;
+    // The state the restarted master starts in: the one before the
+    // rebalance (Storm re-activates a rebalanced topology that was active).
+    let restored = PhysicalPlan {
+        topology_id: shared.topology.id.clone(),
+        packing: Some(shared.packing.clone()),
+        stream_managers: Vec::new(),
+        state: before as i32,
+        debug,
+    };
+    let stored = async {
+        shared.state.put_topology(&topology).await?;
+        shared.state.put_packing_plan(name, &packing).await?;
+        shared.state.put_physical_plan(name, &restored).await
+    }
+    .await;
+    if let Err(err) = stored {
+        error!(error = %err, "Storing the rebalanced plan failed; the topology stays on its plan.");
+        // Best effort: the previous topology and plan back, then as before.
+        let restore = async {
+            shared.state.put_topology(&shared.topology).await?;
+            shared.state.put_packing_plan(name, &shared.packing).await
+        };
+        if let Err(again) = restore.await {
+            error!(error = %again, "Restoring the previous plan failed too.");
+        }
+        let mut inner = shared.lock();
+        inner.rebalancing = false;
+        inner.state = before;
+        shared.publish(&inner);
+        return error_response(format!(
+            "rebalancing topology {name} failed storing its new plan: {err}"
+        ));
+    }
+    let executors: usize = packing.containers.iter().map(|c| c.instances.len()).sum();
+    info!(
+        containers = packing.containers.len(),
+        executors, "Rebalanced plan stored."
+    );
+    let mut response = ok_response(shared);
+    if let Some(summary) = response.summary.as_mut() {
+        summary.num_containers = count(packing.containers.len());
+        summary.num_executors = count(executors);
+    }
+    shared.rebalanced_tx.send_replace(true);
+    response
 }
 
 #[cfg(test)]

@@ -114,7 +114,7 @@ async fn start(fixture: &Fixture) -> SocketAddr {
 }
 
 /// Starts a master; the handle resolves when `serve` returns (the process would exit).
-async fn start_serving(fixture: &Fixture) -> (SocketAddr, tokio::task::JoinHandle<()>) {
+async fn start_serving(fixture: &Fixture) -> (SocketAddr, tokio::task::JoinHandle<Exit>) {
     let master = TopologyMaster::bind(fixture.dir.clone()).await.unwrap();
     let addr = master.local_addr().unwrap();
     let (state, name) = egret_state_manager::Backend::for_topology_dir(&fixture.dir).unwrap();
@@ -150,7 +150,7 @@ async fn stored_plan(fixture: &Fixture, done: impl Fn(&PhysicalPlan) -> bool) ->
 }
 
 /// Waits for a master to stop serving; returns how long that took.
-async fn exited(serving: tokio::task::JoinHandle<()>) -> Duration {
+async fn exited(serving: tokio::task::JoinHandle<Exit>) -> Duration {
     let started = Instant::now();
     tokio::time::timeout(WAIT, serving)
         .await
@@ -995,4 +995,119 @@ async fn metrics_keep_the_latest_report_of_each_containers_processes() {
     );
     assert_eq!(value(&response, "container-1"), Some(2.0));
     assert_eq!(value(&response, "container-2"), Some(7.0));
+}
+
+fn rebalance_request(
+    wait_secs: u32,
+    workers: i32,
+    executors: &[(&str, i32)],
+) -> client_request::Request {
+    client_request::Request::Rebalance(RebalanceRequest {
+        wait_secs,
+        wait_message_timeout: false,
+        workers,
+        executors: executors
+            .iter()
+            .map(|(c, n)| ((*c).to_owned(), *n))
+            .collect(),
+    })
+}
+
+#[tokio::test]
+async fn a_rebalance_deactivates_waits_stores_the_new_plan_and_the_next_master_serves_it() {
+    let fixture = fixture();
+    let (addr, serving) = start_serving(&fixture).await;
+    let mut one = register(addr, &fixture.keys, 1, 1001).await;
+    let mut two = register(addr, &fixture.keys, 2, 2002).await;
+    let first = next_plan(&mut one).await;
+    next_plan(&mut two).await;
+
+    // Refused before anything changes: more executors than tasks, an
+    // unknown component.
+    for (request, needle) in [
+        (rebalance_request(0, 0, &[("count", 4)]), "3 tasks"),
+        (rebalance_request(0, 0, &[("counts", 2)]), "'counts'"),
+        (rebalance_request(0, -1, &[]), "at least 1"),
+    ] {
+        let refused = send(&fixture, request).await;
+        assert!(
+            !refused.ok && refused.error.contains(needle),
+            "{}",
+            refused.error
+        );
+    }
+    assert_eq!(
+        fixture.dir.read_packing_plan().unwrap(),
+        first.packing.clone().unwrap()
+    );
+
+    let started = Instant::now();
+    let response = send(&fixture, rebalance_request(1, 3, &[("count", 3)])).await;
+    assert!(response.ok, "{}", response.error);
+    assert!(
+        started.elapsed() >= Duration::from_secs(1),
+        "the rebalance waited"
+    );
+    let summary = response.summary.unwrap();
+    assert_eq!((summary.num_containers, summary.num_executors), (3, 4));
+    for conn in [&mut one, &mut two] {
+        assert_eq!(
+            next_plan(conn).await.state,
+            TopologyState::Deactivated as i32
+        );
+    }
+    let refused = send(&fixture, client_request::Request::Activate(Empty {})).await;
+    assert!(
+        !refused.ok && refused.error.contains("rebalanced"),
+        "{}",
+        refused.error
+    );
+
+    // Stored: the new counts (tasks unchanged), the new plan, and RUNNING for
+    // the next master, as the topology was before.
+    let topology = fixture.dir.read_topology().unwrap();
+    let count = topology
+        .components
+        .iter()
+        .find(|c| c.id == "count")
+        .unwrap();
+    assert_eq!((count.parallelism, count.num_tasks), (3, 3));
+    let plan = fixture.dir.read_packing_plan().unwrap();
+    let tasks: Vec<Vec<i32>> = plan
+        .containers
+        .iter()
+        .map(|c| {
+            c.instances
+                .iter()
+                .flat_map(|i| i.task_ids.clone())
+                .collect()
+        })
+        .collect();
+    assert_eq!(tasks, vec![vec![1, 4], vec![2], vec![3]]);
+    assert_eq!(
+        fixture.dir.read_physical_plan().unwrap().state,
+        TopologyState::Running as i32
+    );
+    let exit = tokio::time::timeout(WAIT, serving).await.unwrap().unwrap();
+    assert_eq!(exit, Exit::Rebalanced);
+
+    // The next master waits for the three containers, then runs again.
+    let restarted = start(&fixture).await;
+    let mut conns = Vec::new();
+    for (index, port) in [(1, 1101), (2, 2102)] {
+        conns.push(register(restarted, &fixture.keys, index, port).await);
+    }
+    assert!(
+        tokio::time::timeout(Duration::from_millis(150), conns[0].next())
+            .await
+            .is_err(),
+        "no plan before the third container registered"
+    );
+    conns.push(register(restarted, &fixture.keys, 3, 3103).await);
+    for conn in &mut conns {
+        let plan_now = next_plan(conn).await;
+        assert_eq!(plan_now.state, TopologyState::Running as i32);
+        assert_eq!(plan_now.packing.as_ref(), Some(&plan));
+        assert_eq!(plan_now.stream_managers.len(), 3);
+    }
 }

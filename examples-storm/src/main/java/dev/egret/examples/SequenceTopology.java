@@ -65,7 +65,7 @@ import org.apache.storm.utils.TupleUtils;
  * rate} (emits per second per spout task, 0 = unlimited; 0), {@code pending}
  * (topology.max.spout.pending; 50), {@code timeout} (topology.message.timeout.secs; 5), {@code
  * spouts} (spout parallelism; 2), {@code workers} (3), {@code sinkdelay} (ms the sink sleeps per
- * tuple; 0).
+ * tuple; 0), {@code sinktasks} (the sink's task count, for rebalancing its 2 executors; 0 = 2).
  */
 public final class SequenceTopology {
     public static final String SPOUT = "spout";
@@ -307,6 +307,7 @@ public final class SequenceTopology {
         opts.put("spouts", 2);
         opts.put("workers", 3);
         opts.put("sinkdelay", 0);
+        opts.put("sinktasks", 0);
         for (int i = from; i < args.length; i++) {
             int eq = args[i].indexOf('=');
             String key = eq < 0 ? args[i] : args[i].substring(0, eq);
@@ -339,6 +340,7 @@ public final class SequenceTopology {
                 o.get("spouts"));
         builder.setBolt(RELAY, new RelayBolt(), 2).shuffleGrouping(SPOUT);
         builder.setBolt(SINK, new SinkBolt(out, o.get("sinkdelay")), 2)
+                .setNumTasks(o.get("sinktasks") > 0 ? o.get("sinktasks") : 2)
                 .fieldsGrouping(RELAY, new Fields("key"));
 
         Config conf = new Config();
