@@ -288,6 +288,18 @@ fn largest_container(input: &TopologyInput<'_>, settings: &KubernetesSettings) -
         )
 }
 
+/// Whether every instance of the plan declared a CPU load (`setCPULoad`):
+/// then the containers' pods are limited to the CPU they request, as the
+/// local scheduler limits each such instance's cgroup; an instance without a
+/// declared load has no CPU limit there, so its pod has none either.
+pub fn cpu_declared_by_all(plan: &PackingPlan) -> bool {
+    plan.containers
+        .iter()
+        .flat_map(|c| &c.instances)
+        .all(|i| i.cpu_percent > 0.0)
+}
+
+/// `cpu_limited`: the CPU request is also the pod's CPU limit.
 fn pod(
     input: &TopologyInput<'_>,
     settings: &KubernetesSettings,
@@ -295,7 +307,12 @@ fn pod(
     args: Vec<String>,
     env: Vec<EnvVar>,
     (memory_mb, cpu_millis): (u64, u64),
+    cpu_limited: bool,
 ) -> PodTemplateSpec {
+    let mut limits = BTreeMap::from([("memory".to_owned(), mb(memory_mb))]);
+    if cpu_limited {
+        limits.insert("cpu".to_owned(), millis(cpu_millis));
+    }
     let name = input.name;
     let container = Container {
         name: role.to_owned(),
@@ -319,7 +336,7 @@ fn pod(
                 ("cpu".to_owned(), millis(cpu_millis)),
                 ("memory".to_owned(), mb(memory_mb)),
             ])),
-            limits: Some(BTreeMap::from([("memory".to_owned(), mb(memory_mb))])),
+            limits: Some(limits),
             ..ResourceRequirements::default()
         }),
         volume_mounts: Some(vec![
@@ -495,6 +512,7 @@ pub fn build(input: &TopologyInput<'_>, settings: &KubernetesSettings) -> Topolo
         master_args,
         env(false),
         (u64::from(settings.master_memory_mb), MASTER_CPU_MILLIS),
+        false,
     );
     let master = stateful_set(
         input,
@@ -515,6 +533,7 @@ pub fn build(input: &TopologyInput<'_>, settings: &KubernetesSettings) -> Topolo
         container_args,
         env(true),
         largest_container(input, settings),
+        cpu_declared_by_all(input.plan),
     );
     let replicas = i32::try_from(input.plan.containers.len()).unwrap_or(i32::MAX);
     let containers = stateful_set(

@@ -125,6 +125,11 @@ fn a_three_container_topology_matches_its_golden_manifests() {
     assert_eq!(requests["memory"].0, "1408Mi");
     // 50 % declared + 10 % hint + the stream manager's 100m.
     assert_eq!(requests["cpu"].0, "700m");
+    // Not every instance declared a CPU load: no CPU limit (as the local
+    // scheduler leaves those instances' cgroups unlimited).
+    let limits = c.resources.as_ref().unwrap().limits.as_ref().unwrap();
+    assert_eq!(limits["memory"].0, "1408Mi");
+    assert!(!limits.contains_key("cpu"), "{limits:?}");
     assert!(!yaml.contains("kind: Secret"), "the Secret is not printed");
     let args = c.args.as_ref().unwrap().join(" ");
     assert!(args.contains("--ordinal $(EGRET_POD_ORDINAL)"), "{args}");
@@ -221,4 +226,39 @@ fn object_names_are_dns_labels_distinct_per_topology() {
         .clone()
         .unwrap();
     assert!(args.contains(&"a$$(B)".to_owned()), "{args:?}");
+}
+
+#[test]
+fn pods_are_limited_to_their_cpu_when_every_instance_declared_one() {
+    let zookeeper = ZooKeeper {
+        servers: "zk:2181".to_owned(),
+        root: "/egret".to_owned(),
+    };
+    let mut plan = plan();
+    for instance in plan.containers.iter_mut().flat_map(|c| &mut c.instances) {
+        instance.cpu_percent = 40.0;
+    }
+    plan.containers[1].instances[0].cpu_percent = 150.0;
+    let input = TopologyInput {
+        name: "word-count",
+        plan: &plan,
+        jvm_overhead_mb: 256,
+        zookeeper: &zookeeper,
+    };
+    let built = objects::build(&input, &settings());
+    let pod = built.containers.spec.template.spec.as_ref().unwrap();
+    let resources = pod.containers[0].resources.as_ref().unwrap();
+    // The biggest container: 150 % + 40 % + the stream manager's 100m.
+    assert_eq!(resources.requests.as_ref().unwrap()["cpu"].0, "2000m");
+    assert_eq!(resources.limits.as_ref().unwrap()["cpu"].0, "2000m");
+    // The master's pod has no CPU limit.
+    let master = built.master.spec.template.spec.as_ref().unwrap();
+    let limits = master.containers[0]
+        .resources
+        .as_ref()
+        .unwrap()
+        .limits
+        .as_ref()
+        .unwrap();
+    assert!(!limits.contains_key("cpu"), "{limits:?}");
 }

@@ -20,8 +20,11 @@
 //!   container whose heaps leave room for it under
 //!   `topology.worker.max.heap.size.mb`, a new container being opened when none
 //!   does (`topology.workers` is not used, as Storm's resource-aware scheduler
-//!   sizes workers itself); an executor larger than a container is refused,
-//!   naming its component and both numbers.
+//!   sizes workers itself); CPU is the second dimension: the container's
+//!   declared CPU loads (`setCPULoad`, percent of a core) stay within
+//!   `egret.packing.container.cpu.percent` (default 400, Storm's
+//!   `supervisor.cpu.capacity` default); an executor larger than a container
+//!   in either is refused, naming its component and both numbers.
 //!
 //! ```
 //! use egret_proto::v1::{Component, ComponentKind, Topology};
@@ -61,6 +64,11 @@ pub const SCHEDULER_STRATEGY: &str = "topology.scheduler.strategy";
 pub const WORKER_MAX_HEAP_MB: &str = "topology.worker.max.heap.size.mb";
 /// Storm's default of `topology.worker.max.heap.size.mb`.
 pub const DEFAULT_WORKER_MAX_HEAP_MB: f64 = 768.0;
+/// `egret.packing.container.cpu.percent`: the CPU a container holds, in
+/// percent of a core (first-fit-decreasing).
+pub const CONTAINER_CPU_PERCENT: &str = "egret.packing.container.cpu.percent";
+/// Its default: Storm's `supervisor.cpu.capacity` default (four cores).
+pub const DEFAULT_CONTAINER_CPU_PERCENT: i64 = 400;
 /// `topology.scheduler.strategy` in Storm's defaults.yaml.
 pub const STORM_DEFAULT_STRATEGY: &str =
     "org.apache.storm.scheduler.resource.strategies.scheduling.DefaultResourceAwareStrategy";
@@ -100,6 +108,16 @@ pub enum PackingError {
         heap_mb: i64,
         capacity_mb: i64,
     },
+    #[error(
+        "component '{component}' needs {cpu_percent} % of a core per executor, more than a \
+         container holds ({CONTAINER_CPU_PERCENT} = {capacity_percent} %): lower its setCPULoad \
+         or raise {CONTAINER_CPU_PERCENT}"
+    )]
+    TooMuchCpu {
+        component: String,
+        cpu_percent: f64,
+        capacity_percent: i64,
+    },
     #[error("{0}")]
     Counts(String),
     #[error("the topology has no component")]
@@ -117,6 +135,9 @@ pub struct PackingOptions {
     /// `topology.worker.max.heap.size.mb`: the heap a container holds
     /// (first-fit-decreasing).
     pub container_heap_mb: i64,
+    /// [`CONTAINER_CPU_PERCENT`]: the CPU a container holds, percent of a
+    /// core (first-fit-decreasing).
+    pub container_cpu_percent: i64,
 }
 
 impl PackingOptions {
@@ -128,6 +149,7 @@ impl PackingOptions {
             default_heap_mb,
             algorithm: Algorithm::RoundRobin,
             container_heap_mb: DEFAULT_WORKER_MAX_HEAP_MB as i64,
+            container_cpu_percent: DEFAULT_CONTAINER_CPU_PERCENT,
         }
     }
 }
@@ -216,6 +238,12 @@ impl PackingOptions {
             default_heap_mb,
             algorithm: algorithm(config)?,
             container_heap_mb: container_heap_mb(config)?,
+            container_cpu_percent: egret_config::get_positive_int(
+                config,
+                CONTAINER_CPU_PERCENT,
+                DEFAULT_CONTAINER_CPU_PERCENT,
+            )
+            .map_err(PackingError::Config)?,
         })
     }
 }
@@ -296,7 +324,7 @@ pub fn pack(topology: &Topology, options: &PackingOptions) -> Result<PackingPlan
     }
 
     if options.algorithm == Algorithm::FirstFitDecreasing {
-        return first_fit_decreasing(topology, executors, options.container_heap_mb);
+        return first_fit_decreasing(topology, executors, options);
     }
     let workers = usize::try_from(options.workers.max(1))
         .unwrap_or(usize::MAX)
@@ -316,14 +344,20 @@ pub fn pack(topology: &Topology, options: &PackingOptions) -> Result<PackingPlan
     })
 }
 
-/// First-fit-decreasing by heap into containers of `capacity_mb` (see the
-/// module's invariants). Each container lists its instances in component and
-/// executor order.
+/// First-fit-decreasing by heap into containers of the options' heap and
+/// CPU capacities (see the module's invariants). Each container lists its
+/// instances in component and executor order.
 fn first_fit_decreasing(
     topology: &Topology,
     executors: Vec<InstancePlan>,
-    capacity_mb: i64,
+    options: &PackingOptions,
 ) -> Result<PackingPlan, PackingError> {
+    let capacity_mb = options.container_heap_mb;
+    #[allow(
+        clippy::cast_precision_loss,
+        reason = "a percentage of cores: far below 2^52"
+    )]
+    let capacity_cpu = options.container_cpu_percent as f64;
     if let Some(big) = executors.iter().find(|e| e.heap_mb > capacity_mb) {
         return Err(PackingError::TooLarge {
             component: big.component.clone(),
@@ -331,25 +365,38 @@ fn first_fit_decreasing(
             capacity_mb,
         });
     }
+    if let Some(big) = executors.iter().find(|e| e.cpu_percent > capacity_cpu) {
+        return Err(PackingError::TooMuchCpu {
+            component: big.component.clone(),
+            cpu_percent: big.cpu_percent,
+            capacity_percent: options.container_cpu_percent,
+        });
+    }
     // `executors` is in component and executor order: a stable sort by
     // decreasing heap keeps that order among equals.
     let mut order: Vec<(usize, InstancePlan)> = executors.into_iter().enumerate().collect();
     order.sort_by_key(|(_, e)| std::cmp::Reverse(e.heap_mb));
-    let mut bins: Vec<(i64, Vec<(usize, InstancePlan)>)> = Vec::new();
+    // (heap used, CPU used, members)
+    type Bin = (i64, f64, Vec<(usize, InstancePlan)>);
+    let mut bins: Vec<Bin> = Vec::new();
     for (rank, executor) in order {
         let heap = executor.heap_mb;
-        match bins.iter_mut().find(|(used, _)| used + heap <= capacity_mb) {
-            Some((used, members)) => {
+        let cpu = executor.cpu_percent;
+        match bins.iter_mut().find(|(used, cpu_used, _)| {
+            used + heap <= capacity_mb && cpu_used + cpu <= capacity_cpu
+        }) {
+            Some((used, cpu_used, members)) => {
                 *used += heap;
+                *cpu_used += cpu;
                 members.push((rank, executor));
             }
-            None => bins.push((heap, vec![(rank, executor)])),
+            None => bins.push((heap, cpu, vec![(rank, executor)])),
         }
     }
     let containers = bins
         .into_iter()
         .enumerate()
-        .map(|(i, (_, mut members))| {
+        .map(|(i, (_, _, mut members))| {
             members.sort_by_key(|(rank, _)| *rank);
             ContainerPlan {
                 index: i as i32 + 1,
@@ -722,5 +769,67 @@ mod tests {
         assert_eq!(config(&[]).unwrap().container_heap_mb, 768);
         assert!(config(&[(WORKER_MAX_HEAP_MB, json!(0))]).is_err());
         assert!(config(&[(WORKER_MAX_HEAP_MB, json!("lots"))]).is_err());
+        assert_eq!(config(&[]).unwrap().container_cpu_percent, 400);
+        assert_eq!(
+            config(&[(CONTAINER_CPU_PERCENT, json!(150))])
+                .unwrap()
+                .container_cpu_percent,
+            150
+        );
+        let err = config(&[(CONTAINER_CPU_PERCENT, json!(0))])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(CONTAINER_CPU_PERCENT), "{err}");
+    }
+
+    fn with_cpu(id: &str, parallelism: i32, percent: f64) -> Component {
+        let mut c = component(id, parallelism, parallelism);
+        c.cpu_load = percent;
+        c
+    }
+
+    #[test]
+    fn first_fit_decreasing_keeps_each_containers_cpu_within_its_capacity() {
+        // 128 MB each (all six fit in 768 MB by heap), but 60 % of a core
+        // each in containers of 150 %: two per container.
+        let topology = Topology {
+            components: vec![with_cpu("hot", 5, 60.0), component("cold", 1, 1)],
+            ..Default::default()
+        };
+        let options = PackingOptions {
+            container_cpu_percent: 150,
+            ..ffd(768)
+        };
+        let plan = pack(&topology, &options).unwrap();
+        let cpu: Vec<f64> = plan
+            .containers
+            .iter()
+            .map(|c| c.instances.iter().map(|i| i.cpu_percent).sum())
+            .collect();
+        // hot-0/1 -> c1 (120), hot-2/3 -> c2, hot-4 -> c3, cold (0 %) -> c1.
+        assert_eq!(cpu, vec![120.0, 120.0, 60.0]);
+        assert_eq!(plan.containers[0].instances.len(), 3);
+        // Heap alone packs all six into one container.
+        assert_eq!(pack(&topology, &ffd(768)).unwrap().containers.len(), 1);
+    }
+
+    #[test]
+    fn an_executor_needing_more_cpu_than_a_container_is_refused_naming_it() {
+        let topology = Topology {
+            components: vec![with_cpu("spin", 1, 250.0), component("thin", 1, 1)],
+            ..Default::default()
+        };
+        let options = PackingOptions {
+            container_cpu_percent: 200,
+            ..ffd(768)
+        };
+        let err = pack(&topology, &options).unwrap_err().to_string();
+        assert!(
+            err.contains("'spin'") && err.contains("250 %") && err.contains("= 200 %"),
+            "{err}"
+        );
+        assert!(err.contains(CONTAINER_CPU_PERCENT), "{err}");
+        // Round-robin does not size containers.
+        assert!(pack(&topology, &opts(1)).is_ok());
     }
 }
