@@ -9,8 +9,20 @@
 //! `cpuacct`, which may share a mount):
 //! `<the supervisor's own cgroup>/egret-<topology id>-c<index>/<instance id>`,
 //! so that the limits nest under whatever limits the supervisor itself runs
-//! with. cgroup v2 is detected and refused with a clear error for now (its
-//! controllers must be delegated; see the contracts).
+//! with.
+//!
+//! cgroup v2 (unified: one directory per group for every controller), used
+//! when the v1 `memory` or `cpu` hierarchy is not mounted: the same layout
+//! under the supervisor's own cgroup, which must be delegated to it (owned
+//! by its user, as systemd's `Delegate=yes` or a container runtime's
+//! cgroup namespace gives). cgroup v2 lets processes live only in leaves of
+//! a tree whose controllers are enabled, so [`Cgroups::prepare`] first moves
+//! the supervisor itself into a leaf `egret-supervisor` of its cgroup, then
+//! enables `+memory +cpu` in `cgroup.subtree_control` of its cgroup and of
+//! the container's parent. Limits: `memory.max` (and `memory.swap.max` 0
+//! where the kernel has swap accounting), `cpu.max` (`quota period`, or
+//! `max`); counters: `cpu.stat`'s `usage_usec`, `memory.current`,
+//! `memory.events`' `oom_kill`.
 //!
 //! The cgroup file interface is a handful of numbers in files; it is written
 //! here directly rather than through `cgroups-rs`, whose 0.5 release pulls a
@@ -51,10 +63,14 @@ pub enum IsolationError {
     #[error("no cgroup v1 hierarchy with the {0} controller is mounted (see /proc/self/mountinfo)")]
     NoController(&'static str),
     #[error(
-        "this machine runs cgroup v2 (unified): its memory and cpu controllers must be \
-         delegated to Egret, which this version does not do yet; set egret.isolation: none"
+        "cgroup v2: the {controller} controller is not available to Egret's cgroup {dir} \
+         (its parent's cgroup.subtree_control must enable it: run Egret in a delegated \
+         cgroup, e.g. systemd's Delegate=yes), or set egret.isolation: none"
     )]
-    UnifiedOnly,
+    NotDelegated {
+        controller: &'static str,
+        dir: PathBuf,
+    },
     #[error("'{0}' cannot name a cgroup (letters, digits, '.', '_' and '-' only)")]
     BadName(String),
     #[error("{path} does not hold a number: {text:?}")]
@@ -81,12 +97,13 @@ pub struct Limits {
     pub cpu_cores: Option<f64>,
 }
 
-/// A cgroup v1 controller Egret uses.
+/// A cgroup v1 controller Egret uses, or v2's one unified hierarchy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Controller {
     Memory,
     Cpu,
     CpuAcct,
+    Unified,
 }
 
 impl Controller {
@@ -97,6 +114,7 @@ impl Controller {
             Controller::Memory => "memory",
             Controller::Cpu => "cpu",
             Controller::CpuAcct => "cpuacct",
+            Controller::Unified => "unified",
         }
     }
 }
@@ -124,14 +142,12 @@ impl Cgroups {
     /// [`Cgroups::detect`] on given contents of `mountinfo` and `cgroup`.
     pub fn from_tables(mountinfo: &str, cgroup: &str) -> Result<Self, IsolationError> {
         let mut bases = Vec::new();
-        let mut unified = false;
         for controller in Controller::ALL {
             let Some((mount_root, mount_point)) = v1_mount(mountinfo, controller.name()) else {
-                unified |= mountinfo
-                    .lines()
-                    .any(|l| mount_fields(l).is_some_and(|m| m.fstype == "cgroup2"));
-                if unified {
-                    return Err(IsolationError::UnifiedOnly);
+                if let Some(base) = v2_base(mountinfo, cgroup) {
+                    return Ok(Cgroups {
+                        bases: vec![(Controller::Unified, base)],
+                    });
                 }
                 return Err(IsolationError::NoController(controller.name()));
             };
@@ -167,9 +183,15 @@ impl Cgroups {
     /// its own): the first write a host may refuse (not root).
     pub fn prepare(&self, parent: &str) -> Result<(), IsolationError> {
         let parent = checked(parent)?;
-        for (_, base) in &self.bases {
+        for (controller, base) in &self.bases {
+            if *controller == Controller::Unified {
+                enable_v2_controllers(base)?;
+            }
             let dir = base.join(parent);
             fs::create_dir_all(&dir).map_err(io_err("create", &dir))?;
+            if *controller == Controller::Unified {
+                write(&dir.join("cgroup.subtree_control"), V2_CONTROLLERS)?;
+            }
         }
         Ok(())
     }
@@ -217,6 +239,67 @@ impl Cgroups {
     }
 }
 
+/// The leaf of the supervisor's own v2 cgroup that it moves itself into.
+pub const V2_SUPERVISOR_LEAF: &str = "egret-supervisor";
+/// What Egret enables in a v2 `cgroup.subtree_control`.
+const V2_CONTROLLERS: &str = "+memory +cpu";
+
+/// cgroup v2: makes `memory` and `cpu` available to the groups below `base`
+/// (this process's cgroup). A cgroup with member processes cannot enable
+/// controllers for its children, so the processes of `base` (this one, and
+/// any other it holds) move to the leaf [`V2_SUPERVISOR_LEAF`] first.
+/// Nothing is done when `cgroup.subtree_control` already has both.
+fn enable_v2_controllers(base: &Path) -> Result<(), IsolationError> {
+    let available = base.join("cgroup.controllers");
+    let text = fs::read_to_string(&available).map_err(io_err("read", &available))?;
+    for controller in ["memory", "cpu"] {
+        if !text.split_whitespace().any(|c| c == controller) {
+            return Err(IsolationError::NotDelegated {
+                controller,
+                dir: base.to_owned(),
+            });
+        }
+    }
+    let subtree = base.join("cgroup.subtree_control");
+    let enabled = fs::read_to_string(&subtree).map_err(io_err("read", &subtree))?;
+    let has = |c: &str| enabled.split_whitespace().any(|e| e == c);
+    if has("memory") && has("cpu") {
+        return Ok(());
+    }
+    let leaf = base.join(V2_SUPERVISOR_LEAF);
+    fs::create_dir_all(&leaf).map_err(io_err("create", &leaf))?;
+    let procs = base.join("cgroup.procs");
+    let members = fs::read_to_string(&procs).map_err(io_err("read", &procs))?;
+    let leaf_procs = leaf.join("cgroup.procs");
+    for pid in members.split_whitespace() {
+        // A process that exited meanwhile cannot move: not an error.
+        match fs::write(&leaf_procs, pid) {
+            Ok(()) => {}
+            Err(e) if e.raw_os_error() == Some(ESRCH) => {}
+            Err(e) => return Err(io_err("write", &leaf_procs)(e)),
+        }
+    }
+    write(&subtree, V2_CONTROLLERS)
+}
+
+/// Linux's `ESRCH` (the process named does not exist), as the kernel returns
+/// it for a `cgroup.procs` write of a pid that exited.
+const ESRCH: i32 = 3;
+
+/// This process's cgroup directory in the v2 hierarchy (`0::/path` of
+/// `/proc/self/cgroup`), when one is mounted.
+fn v2_base(mountinfo: &str, cgroup: &str) -> Option<PathBuf> {
+    let (root, point) = mountinfo.lines().find_map(|line| {
+        let mount = mount_fields(line)?;
+        (mount.fstype == "cgroup2").then(|| (mount.root.to_owned(), mount.point.to_owned()))
+    })?;
+    let own = cgroup
+        .lines()
+        .find_map(|line| line.strip_prefix("0::"))
+        .unwrap_or("/");
+    Some(cgroup_dir(&root, &point, own))
+}
+
 /// A cgroup directory name for `id` (an instance or topology id, which may
 /// hold any character Storm allows in a component id, e.g. `$checkpointspout`):
 /// letters, digits and `-` stay, every other byte becomes `_` and its two hex
@@ -254,9 +337,13 @@ pub fn controller_dir_of(pid: u32, controller: &str) -> Result<PathBuf, Isolatio
         .map(Controller::name)
         .find(|n| *n == controller)
         .ok_or(IsolationError::NoController("(unknown)"))?;
-    let (root, point) = v1_mount(&mountinfo, name).ok_or(IsolationError::NoController(name))?;
-    let own = own_path(&cgroup, name).unwrap_or("/");
-    Ok(cgroup_dir(&root, &point, own))
+    match v1_mount(&mountinfo, name) {
+        Some((root, point)) => {
+            let own = own_path(&cgroup, name).unwrap_or("/");
+            Ok(cgroup_dir(&root, &point, own))
+        }
+        None => v2_base(&mountinfo, &cgroup).ok_or(IsolationError::NoController(name)),
+    }
 }
 
 /// The directory of the cgroup `own` (a path of `/proc/<pid>/cgroup`) in a
@@ -370,18 +457,29 @@ impl Group {
     }
 
     fn apply(&self, limits: &Limits) -> Result<(), IsolationError> {
+        if let Some(dir) = self.dir(Controller::Unified) {
+            let bytes = limits.memory_mb.saturating_mul(MIB);
+            write(&dir.join("memory.max"), &bytes.to_string())?;
+            // Without swap accounting the file does not exist: nothing to cap.
+            let swap = dir.join("memory.swap.max");
+            if swap.exists() {
+                write(&swap, "0")?;
+            }
+            let quota = match cfs_quota_us(limits.cpu_cores) {
+                Some(us) => us.to_string(),
+                None => "max".to_owned(),
+            };
+            write(&dir.join("cpu.max"), &format!("{quota} {CFS_PERIOD_US}"))?;
+        }
         if let Some(memory) = self.dir(Controller::Memory) {
             let bytes = limits.memory_mb.saturating_mul(MIB);
             write(&memory.join("memory.limit_in_bytes"), &bytes.to_string())?;
         }
         if let Some(cpu) = self.dir(Controller::Cpu) {
             write(&cpu.join("cpu.cfs_period_us"), &CFS_PERIOD_US.to_string())?;
-            let quota = match limits.cpu_cores {
-                Some(cores) if cores.is_finite() && cores > 0.0 => {
-                    let us = (cores * CFS_PERIOD_US as f64).round() as u64;
-                    us.max(MIN_CFS_QUOTA_US).to_string()
-                }
-                _ => "-1".to_owned(),
+            let quota = match cfs_quota_us(limits.cpu_cores) {
+                Some(us) => us.to_string(),
+                None => "-1".to_owned(),
             };
             write(&cpu.join("cpu.cfs_quota_us"), &quota)?;
         }
@@ -397,14 +495,25 @@ impl Group {
             .collect()
     }
 
-    /// The group's directory in the memory hierarchy (for logs and tests).
+    /// The group's directory in the memory hierarchy (v2: the group's one
+    /// directory), for logs and tests.
     pub fn memory_dir(&self) -> Option<&Path> {
         self.dir(Controller::Memory)
+            .or_else(|| self.dir(Controller::Unified))
     }
 
     /// The group's counters now.
     pub fn usage(&self) -> Result<Usage, IsolationError> {
         let mut usage = Usage::default();
+        if let Some(dir) = self.dir(Controller::Unified) {
+            let stat = dir.join("cpu.stat");
+            let text = fs::read_to_string(&stat).map_err(io_err("read", &stat))?;
+            usage.cpu_ns = keyed(&text, "usage_usec").saturating_mul(1_000);
+            usage.memory_bytes = read_number(&dir.join("memory.current"))?;
+            let events = dir.join("memory.events");
+            let text = fs::read_to_string(&events).map_err(io_err("read", &events))?;
+            usage.oom_kills = keyed(&text, "oom_kill");
+        }
         if let Some(acct) = self.dir(Controller::CpuAcct) {
             usage.cpu_ns = read_number(&acct.join("cpuacct.usage"))?;
         }
@@ -430,6 +539,28 @@ impl Group {
         }
         Ok(())
     }
+}
+
+/// The CFS quota of `cores` per [`CFS_PERIOD_US`]; `None`: unlimited.
+fn cfs_quota_us(cores: Option<f64>) -> Option<u64> {
+    match cores {
+        Some(cores) if cores.is_finite() && cores > 0.0 => {
+            let us = (cores * CFS_PERIOD_US as f64).round() as u64;
+            Some(us.max(MIN_CFS_QUOTA_US))
+        }
+        _ => None,
+    }
+}
+
+/// The number after `key` in a flat-keyed cgroup file (`key value` lines);
+/// 0 when absent.
+fn keyed(text: &str, key: &str) -> u64 {
+    text.lines()
+        .find_map(|l| {
+            let (k, v) = l.split_once(' ')?;
+            (k == key).then(|| v.trim().parse().ok()).flatten()
+        })
+        .unwrap_or(0)
 }
 
 fn write(path: &Path, value: &str) -> Result<(), IsolationError> {

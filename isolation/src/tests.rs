@@ -62,11 +62,16 @@ fn a_shared_cpu_cpuacct_mount_and_a_containers_root_are_understood() {
 }
 
 #[test]
-fn a_unified_only_machine_and_a_missing_controller_are_named() {
+fn a_unified_only_machine_uses_v2_under_its_own_cgroup_and_a_missing_controller_is_named() {
     let unified = "29 24 0:27 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n";
-    let err = Cgroups::from_tables(unified, "0::/user.slice\n").unwrap_err();
-    assert!(matches!(err, IsolationError::UnifiedOnly), "{err}");
-    assert!(err.to_string().contains("egret.isolation: none"), "{err}");
+    let cgroups = Cgroups::from_tables(unified, "0::/user.slice/egret.service\n").unwrap();
+    assert_eq!(
+        cgroups.bases,
+        vec![(
+            Controller::Unified,
+            PathBuf::from("/sys/fs/cgroup/user.slice/egret.service")
+        )]
+    );
 
     let no_cpu = "28 24 0:26 / /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory\n";
     let err = Cgroups::from_tables(no_cpu, OWN).unwrap_err();
@@ -203,4 +208,120 @@ fn any_id_gets_a_distinct_safe_cgroup_name() {
     assert_ne!(cgroup_name("a_24"), cgroup_name("a$"));
     assert_eq!(cgroup_name(".."), "_2e_2e");
     assert_eq!(cgroup_name("wc-1-1764"), "wc-1-1764");
+}
+
+/// A delegated v2 cgroup as the kernel shows it: the files Egret reads and
+/// writes, in a temporary directory (this machine mounts cgroup v1 only).
+fn fake_v2(controllers: &str, subtree: &str, procs: &str) -> (tempfile::TempDir, Cgroups) {
+    let temp = tempfile::tempdir().unwrap();
+    let base = temp.path().join("egret.service");
+    fs::create_dir_all(&base).unwrap();
+    fs::write(base.join("cgroup.controllers"), controllers).unwrap();
+    fs::write(base.join("cgroup.subtree_control"), subtree).unwrap();
+    fs::write(base.join("cgroup.procs"), procs).unwrap();
+    let cgroups = Cgroups {
+        bases: vec![(Controller::Unified, base)],
+    };
+    (temp, cgroups)
+}
+
+#[test]
+fn v2_prepare_moves_the_supervisor_to_a_leaf_and_enables_memory_and_cpu() {
+    let (temp, cgroups) = fake_v2("cpuset cpu io memory pids\n", "\n", "4242\n");
+    cgroups.prepare("egret-t-1-c1").unwrap();
+    let base = temp.path().join("egret.service");
+    let read = |p: &Path| fs::read_to_string(p).unwrap();
+    assert_eq!(
+        read(&base.join(V2_SUPERVISOR_LEAF).join("cgroup.procs")),
+        "4242"
+    );
+    assert_eq!(read(&base.join("cgroup.subtree_control")), "+memory +cpu");
+    assert_eq!(
+        read(&base.join("egret-t-1-c1").join("cgroup.subtree_control")),
+        "+memory +cpu"
+    );
+
+    let group = cgroups
+        .create(
+            "egret-t-1-c1",
+            "spin-0",
+            &Limits {
+                memory_mb: 320,
+                cpu_cores: Some(0.5),
+            },
+        )
+        .unwrap();
+    let dir = base.join("egret-t-1-c1").join("spin-0");
+    assert_eq!(read(&dir.join("memory.max")), (320 * MIB).to_string());
+    assert_eq!(read(&dir.join("cpu.max")), "50000 100000");
+    assert!(
+        !dir.join("memory.swap.max").exists(),
+        "no swap accounting: not created"
+    );
+    assert_eq!(group.procs_files(), vec![dir.join("cgroup.procs")]);
+    assert_eq!(group.memory_dir(), Some(dir.as_path()));
+
+    fs::write(dir.join("memory.swap.max"), "max").unwrap();
+    cgroups
+        .create(
+            "egret-t-1-c1",
+            "steady-0",
+            &Limits {
+                memory_mb: 128,
+                cpu_cores: None,
+            },
+        )
+        .unwrap();
+    let steady = base.join("egret-t-1-c1").join("steady-0");
+    assert_eq!(read(&steady.join("cpu.max")), "max 100000");
+
+    fs::write(
+        dir.join("cpu.stat"),
+        "usage_usec 1500\nuser_usec 1000\nsystem_usec 500\n",
+    )
+    .unwrap();
+    fs::write(dir.join("memory.current"), "123456\n").unwrap();
+    fs::write(
+        dir.join("memory.events"),
+        "low 0\nhigh 0\nmax 7\noom 2\noom_kill 2\noom_group_kill 0\n",
+    )
+    .unwrap();
+    assert_eq!(
+        group.usage().unwrap(),
+        Usage {
+            cpu_ns: 1_500_000,
+            memory_bytes: 123_456,
+            oom_kills: 2,
+        }
+    );
+}
+
+#[test]
+fn v2_leaves_an_enabled_tree_alone_and_names_a_controller_not_delegated() {
+    let (temp, cgroups) = fake_v2("cpu memory\n", "cpu memory\n", "4242\n");
+    cgroups.prepare("egret-t-1-c1").unwrap();
+    let base = temp.path().join("egret.service");
+    assert!(!base.join(V2_SUPERVISOR_LEAF).exists(), "nothing moved");
+    assert_eq!(
+        fs::read_to_string(base.join("cgroup.subtree_control")).unwrap(),
+        "cpu memory\n"
+    );
+
+    let (_temp, cgroups) = fake_v2("cpuset io pids\n", "\n", "");
+    let err = cgroups.prepare("egret-t-1-c1").unwrap_err();
+    assert!(
+        matches!(
+            err,
+            IsolationError::NotDelegated {
+                controller: "memory",
+                ..
+            }
+        ),
+        "{err}"
+    );
+    let text = err.to_string();
+    assert!(
+        text.contains("Delegate=yes") && text.contains("egret.isolation: none"),
+        "{text}"
+    );
 }
