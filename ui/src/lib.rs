@@ -290,12 +290,14 @@ fn refusal(s: &AppState, headers: &HeaderMap) -> Option<Response> {
             "error": "Unauthorized",
             "errorMessage": "this call needs the server's token: 'Authorization: Bearer TOKEN'",
         });
-        Some((
-            StatusCode::UNAUTHORIZED,
-            [(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"))],
-            axum::Json(body),
+        Some(
+            (
+                StatusCode::UNAUTHORIZED,
+                [(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"))],
+                axum::Json(body),
+            )
+                .into_response(),
         )
-            .into_response())
     }
 }
 
