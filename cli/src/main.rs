@@ -20,6 +20,7 @@ mod metrics;
 mod stats;
 mod submit;
 mod tail;
+mod ui;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -160,6 +161,15 @@ enum Command {
         /// Storm's window: :all-time, 600, 10800 or 86400 (seconds)
         #[arg(long, default_value = ":all-time")]
         window: String,
+    },
+    /// Serve the web UI and its REST API (Egret's own and Storm UI's shape) over the local cluster's topologies
+    Ui {
+        /// Address to listen on (loopback by default)
+        #[arg(long, value_name = "IP:PORT", default_value = egret_ui::DEFAULT_BIND)]
+        bind: String,
+        /// A file holding the token that enables kill, activate and deactivate (sent as 'Authorization: Bearer TOKEN'); without it they are refused
+        #[arg(long, value_name = "FILE", env = egret_ui::auth::CREDENTIALS_ENV)]
+        credentials_file: Option<PathBuf>,
     },
     /// Run one topology jar on Apache Storm and on Egret, alternating, and compare throughput, latency, CPU and memory
     Bench(Box<bench::BenchArgs>),
@@ -381,6 +391,13 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 }
             })?;
             println!("{shown}");
+        }
+        Command::Ui {
+            bind,
+            credentials_file,
+        } => {
+            let cfg = manage::load_config(config.config.as_deref(), &config.conf)?;
+            multi_thread_runtime()?.block_on(ui::run(&cfg, &bind, credentials_file))?;
         }
         Command::Bench(args) => {
             let cfg = manage::load_config(config.config.as_deref(), &config.conf)?;

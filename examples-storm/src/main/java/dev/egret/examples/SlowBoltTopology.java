@@ -65,13 +65,17 @@ import org.apache.storm.tuple.Values;
  * <p>Arguments: {@code <topology name> <output dir> [key=value ..]} with keys: {@code keys} (16),
  * {@code payload} (bytes per tuple; 1024), {@code sleepms} (10), {@code slow} (slow bolt
  * parallelism; 2), {@code spouts} (1), {@code workers} (2), {@code timeout}
- * (topology.message.timeout.secs; 30), {@code recoverafter} (seconds; 0 = only the marker file).
+ * (topology.message.timeout.secs; 30), {@code recoverafter} (seconds; 0 = only the marker file),
+ * {@code errors} (the slow bolt reports an error, {@link #ERROR_TEXT} and the tuple's key and seq,
+ * through {@code OutputCollector.reportError} for each of its first {@code errors} tuples; 0).
  */
 public final class SlowBoltTopology {
     public static final String SPOUT = "spout";
     public static final String SLOW = "slow";
     /** Created in the output directory to make the slow bolt stop sleeping. */
     public static final String RECOVER_MARKER = "recover";
+    /** The start of the message of each error the slow bolt reports ({@code errors=N}). */
+    public static final String ERROR_TEXT = "slow bolt is falling behind at tuple ";
 
     private static final long PROGRESS_PERIOD_MS = 200;
 
@@ -268,6 +272,7 @@ public final class SlowBoltTopology {
         private final String outDir;
         private final int sleepMs;
         private final int recoverAfterSecs;
+        private final int errors;
 
         private transient OutputCollector collector;
         private transient LineFile seen;
@@ -279,9 +284,14 @@ public final class SlowBoltTopology {
         private transient ScheduledExecutorService progress;
 
         public SlowBolt(String outDir, int sleepMs, int recoverAfterSecs) {
+            this(outDir, sleepMs, recoverAfterSecs, 0);
+        }
+
+        public SlowBolt(String outDir, int sleepMs, int recoverAfterSecs, int errors) {
             this.outDir = outDir;
             this.sleepMs = sleepMs;
             this.recoverAfterSecs = recoverAfterSecs;
+            this.errors = errors;
         }
 
         @Override
@@ -325,7 +335,10 @@ public final class SlowBoltTopology {
                 }
             }
             seen.line(input.getIntegerByField("key") + " " + input.getLongByField("seq"));
-            executed.incrementAndGet();
+            if (executed.incrementAndGet() <= errors) {
+                collector.reportError(new IllegalStateException(
+                        ERROR_TEXT + input.getIntegerByField("key") + ":" + input.getLongByField("seq")));
+            }
             collector.ack(input);
         }
 
@@ -350,6 +363,7 @@ public final class SlowBoltTopology {
         opts.put("workers", 2);
         opts.put("timeout", 30);
         opts.put("recoverafter", 0);
+        opts.put("errors", 0);
         for (int i = from; i < args.length; i++) {
             int eq = args[i].indexOf('=');
             String key = eq < 0 ? args[i] : args[i].substring(0, eq);
@@ -369,7 +383,7 @@ public final class SlowBoltTopology {
 
         TopologyBuilder builder = new TopologyBuilder();
         builder.setSpout(SPOUT, new FastSpout(out, o.get("keys"), o.get("payload")), o.get("spouts"));
-        builder.setBolt(SLOW, new SlowBolt(out, o.get("sleepms"), o.get("recoverafter")), o.get("slow"))
+        builder.setBolt(SLOW, new SlowBolt(out, o.get("sleepms"), o.get("recoverafter"), o.get("errors")), o.get("slow"))
                 .shuffleGrouping(SPOUT);
 
         Config conf = new Config();

@@ -423,6 +423,9 @@ final class InstanceExecutor {
                 // Its bytes counted until now: a batch being executed is still memory.
                 inbound.release(e);
             }
+            // Statistics are due on time even when every batch is slow to execute (a
+            // bolt that sleeps per tuple): otherwise the drain delays them by minutes.
+            metrics.tick(System.nanoTime());
             e = i + 1 < MAX_DRAIN ? inbound.poll() : null;
         }
         return true;
