@@ -6,9 +6,12 @@
 //!   `/topology/:id` and `/topology/:id/component/:c` of the word count carry
 //!   every field Storm's UI documents (STORM-UI-REST-API.md), with the word
 //!   count's exact numbers;
-//! - auth: kill, activate and deactivate are refused without credentials
-//!   configured (403) and without the token (401), and the topology stays
-//!   ACTIVE and running; with the token they work;
+//! - auth: kill, activate, deactivate and rebalance are refused without
+//!   credentials configured (403) and without the token (401), and the
+//!   topology stays ACTIVE and running; with the token they work: a
+//!   rebalance with Storm UI's body naming an unknown component is refused
+//!   (400, naming it), one to `numWorkers` 1 runs the word count on 1
+//!   container;
 //! - a real browser: Debian's headless Chromium, driven through the DevTools
 //!   protocol by puppeteer-core (tests/ui-browser/check.cjs, installed with
 //!   `npm ci` from the committed lock into ~/.cache/egret/npm/ui-browser), opens
@@ -72,6 +75,16 @@ impl Ui {
 
     /// One HTTP/1.1 request; returns the status and the body.
     fn call(&self, method: &str, path: &str, token: Option<&str>) -> (u16, String) {
+        self.call_with(method, path, token, "")
+    }
+
+    fn call_with(
+        &self,
+        method: &str,
+        path: &str,
+        token: Option<&str>,
+        body: &str,
+    ) -> (u16, String) {
         let mut stream = TcpStream::connect(&self.addr).expect("connect to egret ui");
         stream
             .set_read_timeout(Some(Duration::from_secs(20)))
@@ -79,8 +92,9 @@ impl Ui {
         let auth = token.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
         write!(
             stream,
-            "{method} {path} HTTP/1.1\r\nHost: {}\r\n{auth}Content-Length: 0\r\nConnection: close\r\n\r\n",
-            self.addr
+            "{method} {path} HTTP/1.1\r\nHost: {}\r\n{auth}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            self.addr,
+            body.len()
         )
         .expect("send");
         let mut raw = Vec::new();
@@ -377,7 +391,16 @@ fn check_storm_shape(ui: &Ui, word_count: &str) {
                 .as_array()
                 .and_then(|b| b.iter().find(|b| b["boltId"] == "count"))
                 .and_then(|b| b["executed"].as_u64());
-            (spout_emitted == Some(200) && count_executed == Some(words)).then_some(t)
+            // Each instance reports on its own clock: split's emits can
+            // arrive after count's executes.
+            let split_emitted = t["bolts"]
+                .as_array()
+                .and_then(|b| b.iter().find(|b| b["boltId"] == "split"))
+                .and_then(|b| b["emitted"].as_u64());
+            (spout_emitted == Some(200)
+                && count_executed == Some(words)
+                && split_emitted == Some(words))
+                .then_some(t)
         },
         || ui.call("GET", &format!("/api/v1/topology/{id}"), None).1,
     )
@@ -488,10 +511,11 @@ fn status_of(ui: &Ui, name: &str) -> String {
         .to_owned()
 }
 
-fn check_auth(cluster: &Cluster, open: &Ui, slow: &str, slow_id: &str) {
+fn check_auth(cluster: &Cluster, open: &Ui, slow: &str, slow_id: &str, word_count: &str) {
     let calls = [
         format!("/api/v1/topology/{slow_id}/deactivate"),
         format!("/api/v1/topology/{slow_id}/kill/0"),
+        format!("/api/v1/topology/{slow_id}/rebalance/0"),
         format!("/api/egret/topologies/{slow}/deactivate"),
         format!("/api/egret/topologies/{slow}/kill?wait=0"),
     ];
@@ -539,6 +563,43 @@ fn check_auth(cluster: &Cluster, open: &Ui, slow: &str, slow_id: &str) {
         assert_eq!(reply["topologyOperation"], op, "{reply}");
         assert_eq!(status_of(&secured, slow), state);
     }
+    // Rebalance, Storm UI's body: a bad one is refused naming the problem
+    // (nothing changes); a good one re-packs the word count on 1 container.
+    let rebalance = format!("/api/v1/topology/{word_count}/rebalance/0");
+    let (status, body) = secured.call_with(
+        "POST",
+        &rebalance,
+        Some(TOKEN),
+        r#"{"rebalanceOptions": {"executors": {"nosuch": 2}}}"#,
+    );
+    assert_eq!(status, 400, "{body}");
+    assert!(body.contains("nosuch") && body.contains("split"), "{body}");
+    let containers = |ui: &Ui| {
+        ui.get(&format!("/api/egret/topologies/{word_count}/packing"))["containers"]
+            .as_array()
+            .map_or(0, Vec::len)
+    };
+    assert_eq!(containers(&secured), 2, "before the rebalance");
+    let (status, body) = secured.call_with(
+        "POST",
+        &rebalance,
+        Some(TOKEN),
+        r#"{"rebalanceOptions": {"numWorkers": 1}}"#,
+    );
+    assert_eq!(status, 200, "rebalance: {body}");
+    let reply: Value = serde_json::from_str(&body).expect("json");
+    assert_eq!(reply["topologyOperation"], "rebalance", "{reply}");
+    wait_until(
+        "the word count to run on its rebalanced plan (1 container)",
+        Duration::from_secs(90),
+        || {
+            let physical = secured.get(&format!("/api/egret/topologies/{word_count}/physical"));
+            let managers = physical["streamManagers"].as_array().map_or(0, Vec::len);
+            (containers(&secured) == 1 && managers == 1).then_some(())
+        },
+        || format!("{} containers", containers(&secured)),
+    )
+    .expect("rebalanced");
 }
 
 /// Installs puppeteer-core from the committed lock into the cache (once per
@@ -662,7 +723,7 @@ fn ui_rest_api_storm_shape_auth_and_a_real_browser() {
 
     check_storm_shape(&ui, &word_count);
     check_errors_shape(&ui, &slow_id);
-    check_auth(&cluster, &ui, &slow, &slow_id);
+    check_auth(&cluster, &ui, &slow, &slow_id, &word_count);
     check_browser(&ui, &slow);
 
     // Egret's own API: plans, series, a log tail.

@@ -1,4 +1,4 @@
-//! Credentials of the mutating calls (kill, activate, deactivate).
+//! Credentials of the mutating calls (kill, activate, deactivate, rebalance).
 //!
 //! A token is read once, from a file (never from an argument), and only its
 //! SHA-256 digest is kept. A request carries it as `Authorization: Bearer
@@ -20,7 +20,7 @@ pub const MIN_TOKEN_LEN: usize = 16;
 pub const CREDENTIALS_ENV: &str = "EGRET_UI_CREDENTIALS_FILE";
 
 /// What a refused mutating call says when the server has no credentials.
-pub const DISABLED_MESSAGE: &str = "mutating calls (kill, activate, deactivate) are disabled: start `egret ui` with --credentials-file FILE (or EGRET_UI_CREDENTIALS_FILE=FILE), FILE holding a token of at least 16 characters, and send it as 'Authorization: Bearer TOKEN'";
+pub const DISABLED_MESSAGE: &str = "mutating calls (kill, activate, deactivate, rebalance) are disabled: start `egret ui` with --credentials-file FILE (or EGRET_UI_CREDENTIALS_FILE=FILE), FILE holding a token of at least 16 characters, and send it as 'Authorization: Bearer TOKEN'";
 
 #[derive(Clone)]
 pub struct Credentials {

@@ -22,7 +22,7 @@ use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use egret_proto::v1::{DetachedKillRequest, Empty, client_request};
+use egret_proto::v1::{DetachedKillRequest, Empty, RebalanceRequest, client_request};
 use egret_state_manager::LocalCluster;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -159,6 +159,10 @@ fn router(state: AppState) -> Router {
         .route("/api/v1/topology/{id}/activate", post(storm_activate))
         .route("/api/v1/topology/{id}/deactivate", post(storm_deactivate))
         .route("/api/v1/topology/{id}/kill/{wait}", post(storm_kill))
+        .route(
+            "/api/v1/topology/{id}/rebalance/{wait}",
+            post(storm_rebalance),
+        )
         // Egret's own.
         .route("/api/egret/topologies", get(topologies))
         .route("/api/egret/topologies/{name}", get(overview))
@@ -177,6 +181,10 @@ fn router(state: AppState) -> Router {
         .route("/api/egret/topologies/{name}/activate", post(activate))
         .route("/api/egret/topologies/{name}/deactivate", post(deactivate))
         .route("/api/egret/topologies/{name}/kill", post(kill))
+        .route(
+            "/api/egret/topologies/{name}/rebalance/{wait}",
+            post(storm_rebalance),
+        )
         .with_state(state)
 }
 
@@ -380,6 +388,105 @@ async fn storm_kill(
     }
     match kill_request(&wait) {
         Ok(request) => operate(&s, &headers, &id, "kill", request).await,
+        Err(e) => e.into_response(),
+    }
+}
+
+/// Storm UI's rebalance body: `{"rebalanceOptions": {"numWorkers": N,
+/// "executors": {"COMPONENT": N}}}`, every part optional (an empty body
+/// re-packs with the same counts, as `storm rebalance NAME` does).
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RebalanceBody {
+    #[serde(default)]
+    rebalance_options: RebalanceOptions,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RebalanceOptions {
+    num_workers: Option<i64>,
+    #[serde(default)]
+    executors: std::collections::BTreeMap<String, i64>,
+}
+
+/// The master's request for a rebalance of `dir`'s topology: the body
+/// checked against the stored topology first (unknown component, more
+/// executors than tasks, a plan that does not pack: 400 naming it), as
+/// `egret rebalance` checks it, so a refused call changes nothing.
+fn rebalance_request(
+    dir: &egret_state_manager::TopologyDir,
+    wait: &str,
+    body: &[u8],
+) -> Result<(RebalanceRequest, u32), UiError> {
+    let wait_secs: u32 = wait.parse().map_err(|_| {
+        UiError::BadRequest(format!("wait time '{wait}' is not a number of seconds"))
+    })?;
+    let body: RebalanceBody = if body.iter().all(u8::is_ascii_whitespace) {
+        RebalanceBody::default()
+    } else {
+        serde_json::from_slice(body).map_err(|e| {
+            UiError::BadRequest(format!(
+                "the body is not Storm UI's rebalance JSON ({{\"rebalanceOptions\": \
+                 {{\"numWorkers\": N, \"executors\": {{\"COMPONENT\": N}}}}}}): {e}"
+            ))
+        })?
+    };
+    let options = body.rebalance_options;
+    let executors: Vec<String> = options
+        .executors
+        .iter()
+        .map(|(component, n)| format!("{component}={n}"))
+        .collect();
+    let changes = egret_scheduler::rebalance::Changes::parse(options.num_workers, &executors)
+        .map_err(|e| UiError::BadRequest(e.to_string()))?;
+    let topology = dir.read_topology().map_err(UiError::state)?;
+    egret_scheduler::rebalance::rebalance(&topology, &changes)
+        .map_err(|e| UiError::BadRequest(e.to_string()))?;
+    let request = RebalanceRequest {
+        wait_secs,
+        wait_message_timeout: false,
+        workers: match changes.workers {
+            Some(n) => i32::try_from(n)
+                .map_err(|_| UiError::BadRequest(format!("numWorkers {n} is too large")))?,
+            None => 0,
+        },
+        executors: changes.executors.into_iter().collect(),
+    };
+    Ok((request, wait_secs))
+}
+
+/// `POST /api/v1/topology/:id/rebalance/:wait-time` (Storm UI's) and
+/// `/api/egret/topologies/:name/rebalance/:wait`: the master deactivates,
+/// waits, stores the new plan and the local scheduler restarts the
+/// topology on it; the answer comes once the master has stored it.
+async fn storm_rebalance(
+    State(s): State<AppState>,
+    Path((id, wait)): Path<(String, String)>,
+    headers: HeaderMap,
+    body: axum::body::Bytes,
+) -> Response {
+    if let Some(refused) = refusal(&s, &headers) {
+        return refused;
+    }
+    let result = async {
+        let (name, dir) = view::find(&s.cluster, &id)?;
+        let (request, wait_secs) = rebalance_request(&dir, &wait, &body)?;
+        let topology_id = dir.read_topology().map_err(UiError::state)?.id;
+        // The master answers after the wait.
+        let timeout = std::time::Duration::from_secs(u64::from(wait_secs)) + MASTER_TIMEOUT * 6;
+        view::ask(&dir, client_request::Request::Rebalance(request), timeout).await?;
+        info!(topology = %name, operation = "rebalance", "Done on request of the UI's API.");
+        Ok::<_, UiError>(topology_id)
+    }
+    .await;
+    match result {
+        Ok(topology_id) => axum::Json(json!({
+            "topologyOperation": "rebalance",
+            "topologyId": topology_id,
+            "status": "success",
+        }))
+        .into_response(),
         Err(e) => e.into_response(),
     }
 }
