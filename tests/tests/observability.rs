@@ -222,8 +222,131 @@ fn observing_the_word_count() {
         "counts changed with the sinks stalled"
     );
 
+    version_names_egret_and_the_storm_api(&cluster);
+    monitor_prints_storm_monitors_rows(&cluster, &name);
+    logs_print_and_follow_a_components_logs(&cluster, &name);
+
     drop(stalled);
     cluster.kill_and_check_clean(&name).expect("clean kill");
+}
+
+fn version_names_egret_and_the_storm_api(cluster: &Cluster) {
+    let out = cluster.run(["version"]).expect("egret version");
+    assert!(out.success(), "{}", out.describe());
+    assert!(
+        out.stdout.starts_with("Egret ") && out.stdout.contains("Storm API 2.8.3"),
+        "{}",
+        out.stdout
+    );
+}
+
+fn monitor_prints_storm_monitors_rows(cluster: &Cluster, name: &str) {
+    // Without -m: the components, as storm monitor lists them.
+    let out = cluster.run(["monitor", name]).expect("egret monitor");
+    assert!(out.success(), "{}", out.describe());
+    for component in ["sentences", "split", "count"] {
+        assert!(
+            out.stdout.lines().any(|l| l == component),
+            "{component} not listed: {}",
+            out.stdout
+        );
+    }
+    let out = cluster
+        .run(["monitor", name, "-m", "split", "-i", "1", "-n", "2"])
+        .expect("egret monitor -m split");
+    assert!(out.success(), "{}", out.describe());
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(
+        lines.first().copied(),
+        Some("topology\tcomponent\tparallelism\tstream\ttime-diff ms\temitted\tthroughput (Kt/s)"),
+        "{}",
+        out.stdout
+    );
+    assert_eq!(lines.len(), 3, "{}", out.stdout);
+    for row in &lines[1..] {
+        let fields: Vec<&str> = row.split('\t').collect();
+        assert_eq!(fields.len(), 7, "{row}");
+        assert_eq!(fields[..4], [name, "split", "2", "default"], "{row}");
+        let ms: u64 = fields[4].parse().expect("time-diff ms");
+        assert!(ms > 0, "{row}");
+        // The word count is done: nothing more is emitted.
+        assert_eq!(fields[5], "0", "{row}");
+        assert!(fields[6].parse::<f64>().is_ok(), "{row}");
+    }
+    let out = cluster
+        .run(["monitor", name, "-m", "nope", "-n", "1"])
+        .expect("egret monitor -m nope");
+    assert!(
+        !out.success() && out.stderr.contains("component: nope not found"),
+        "{}",
+        out.describe()
+    );
+    let out = cluster
+        .run(["monitor", name, "-m", "split", "-s", "nope", "-n", "1"])
+        .expect("egret monitor -s nope");
+    assert!(
+        !out.success() && out.stderr.contains("stream: nope not found"),
+        "{}",
+        out.describe()
+    );
+}
+
+fn logs_print_and_follow_a_components_logs(cluster: &Cluster, name: &str) {
+    let logs = cluster.topology_dir(name).join("logs");
+    let tmaster = std::fs::read_to_string(logs.join("tmaster.log")).expect("tmaster.log");
+    let out = cluster.run(["logs", name, "tmaster"]).expect("egret logs");
+    assert!(out.success(), "{}", out.describe());
+    // The master's log, whole (it may have grown since it was read).
+    assert!(
+        !tmaster.is_empty() && out.stdout.starts_with(&tmaster),
+        "egret logs NAME tmaster is not the master's log: {}",
+        out.stdout
+    );
+    let out = cluster
+        .run(["logs", name, "nope"])
+        .expect("egret logs nope");
+    assert!(
+        !out.success() && out.stderr.contains("'nope'") && out.stderr.contains("tmaster"),
+        "{}",
+        out.describe()
+    );
+    // A component: its instances' logs, followed; a line appended shows up.
+    let mut follow = cluster
+        .spawn_egret(["logs", name, "count", "-f"])
+        .expect("egret logs -f");
+    let marker = format!("observability marker {}", std::process::id());
+    let count_log = std::fs::read_dir(&logs)
+        .expect("logs dir")
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .find(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("count-"))
+        })
+        .expect("a count instance's log");
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&count_log)
+        .expect("open the count instance's log");
+    writeln!(file, "{marker}").expect("append");
+    let seen = wait_until(
+        "egret logs -f to print the appended line",
+        Duration::from_secs(15),
+        || follow.stdout().contains(&marker).then_some(()),
+        || follow.combined(),
+    );
+    assert!(
+        follow.running(),
+        "egret logs -f ended: {}",
+        follow.combined()
+    );
+    seen.unwrap_or_else(|e| fail(cluster, &e));
+    // Only the component's logs: not the master's.
+    assert!(
+        !follow.stdout().contains("Topology master listening"),
+        "{}",
+        follow.stdout()
+    );
 }
 
 fn prometheus_counters_equal_the_exact_counts(cluster: &Cluster, name: &str) {
