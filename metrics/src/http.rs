@@ -121,7 +121,14 @@ mod tests {
     async fn serves_metrics_and_refuses_the_rest() {
         let registry = crate::Registry::new();
         registry.set(crate::MetricKey::new("egret.restarts", "stmgr-1", 0), 3.0);
-        let manager = MetricsManager::new("wc", 1, HashMap::new(), registry, Box::new(Vec::new));
+        let manager = MetricsManager::new(
+            "wc",
+            1,
+            HashMap::new(),
+            Default::default(),
+            registry,
+            Box::new(Vec::new),
+        );
         let (addr, task) = serve(manager, "127.0.0.1:0".parse().unwrap())
             .await
             .unwrap();

@@ -306,6 +306,19 @@ struct Totals {
 }
 
 impl Totals {
+    /// Creates the series at 0 if it is not there (bounded as [`Totals::add`]).
+    fn declare(&mut self, stat: Stat, component: &str, task: i32, stream: &str) {
+        let key = SeriesKey {
+            stat,
+            component: component.to_owned(),
+            task,
+            stream: stream.to_owned(),
+        };
+        if !self.values.contains_key(&key) {
+            self.add(key, 0.0);
+        }
+    }
+
     fn add(&mut self, key: SeriesKey, delta: f64) {
         if let Some(v) = self.values.get_mut(&key) {
             *v += delta;
@@ -349,6 +362,8 @@ struct Inner {
     index: i32,
     /// Task id to component, from the plan.
     tasks: HashMap<i32, String>,
+    /// The spout components (their acks are trees, by output stream).
+    spouts: std::collections::HashSet<String>,
     totals: Mutex<Totals>,
     /// The stream manager's registry.
     registry: Registry,
@@ -405,6 +420,7 @@ impl MetricsManager {
         topology: &str,
         index: i32,
         tasks: HashMap<i32, String>,
+        spouts: std::collections::HashSet<String>,
         registry: Registry,
         extra: Box<dyn Fn() -> Vec<Metric> + Send + Sync>,
     ) -> Self {
@@ -413,6 +429,7 @@ impl MetricsManager {
                 topology: topology.to_owned(),
                 index,
                 tasks,
+                spouts,
                 totals: Mutex::new(Totals::default()),
                 registry,
                 extra,
@@ -465,6 +482,50 @@ impl MetricsManager {
                         stream: stream.clone(),
                     };
                     totals.add(key, n as f64);
+                }
+            }
+            // Every stat that applies to a stream the task reported exists,
+            // at 0 until it happens (a `failed` that never did), so that
+            // dashboards and alerts find the series.
+            let outputs: Vec<&String> =
+                task.emitted.keys().chain(task.transferred.keys()).collect();
+            if self.inner.spouts.contains(component) {
+                for stream in outputs
+                    .into_iter()
+                    .chain(task.acked.keys())
+                    .chain(task.failed.keys())
+                {
+                    for stat in [
+                        Stat::Emitted,
+                        Stat::Transferred,
+                        Stat::Acked,
+                        Stat::Failed,
+                        Stat::CompleteMsSum,
+                    ] {
+                        totals.declare(stat, component, task.task_id, stream);
+                    }
+                }
+            } else {
+                for stream in outputs {
+                    for stat in [Stat::Emitted, Stat::Transferred] {
+                        totals.declare(stat, component, task.task_id, stream);
+                    }
+                }
+                let inputs = task
+                    .executed
+                    .keys()
+                    .chain(task.acked.keys())
+                    .chain(task.failed.keys());
+                for input in inputs {
+                    for stat in [
+                        Stat::Acked,
+                        Stat::Failed,
+                        Stat::Executed,
+                        Stat::ExecuteMsSum,
+                        Stat::ProcessMsSum,
+                    ] {
+                        totals.declare(stat, component, task.task_id, input);
+                    }
                 }
             }
             let sums = [
@@ -520,16 +581,14 @@ impl MetricsManager {
             let totals = lock(&self.inner.totals);
             for stat in Stat::ALL {
                 let family = CounterFamily::default();
-                let mut any = false;
                 for (key, value) in totals.values.iter().filter(|(k, _)| k.stat == stat) {
                     family
                         .get_or_create(&labels(&key.component, key.task, Some(&key.stream)))
                         .inc_by(*value);
-                    any = true;
                 }
-                if any {
-                    registry.register(stat.prometheus_name(), stat.help(), family);
-                }
+                // Declared even before its first sample (a `failed` that
+                // never happened), so dashboards find every family.
+                registry.register(stat.prometheus_name(), stat.help(), family);
             }
             let refused = CounterFamily::default();
             refused
@@ -856,6 +915,7 @@ mod tests {
             "wc",
             1,
             tasks,
+            std::collections::HashSet::from(["words".to_owned()]),
             registry,
             Box::new(|| {
                 vec![Metric {
@@ -1001,10 +1061,8 @@ mod tests {
             .filter(|k| k.stat == Stat::Emitted)
             .count();
         assert_eq!(emitted, MAX_STREAMS_PER_TASK);
-        assert_eq!(
-            totals.refused, 30,
-            "10 each of emitted, executed, execute_ms_sum"
-        );
+        // Each of the 10 extra streams: its 3 deltas and 7 zero series.
+        assert_eq!(totals.refused, 100);
     }
 
     #[test]
@@ -1100,5 +1158,124 @@ mod tests {
             "egret_ledger_pending"
         );
         assert_eq!(prometheus_name("9x"), "_9x");
+    }
+}
+
+/// The metric names an expression of the Grafana dashboard refers to: every
+/// identifier starting with `storm_` or `egret_`.
+pub fn dashboard_metric_names(expr: &str) -> Vec<String> {
+    let mut names: Vec<String> = expr
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == ':'))
+        .filter(|t| t.starts_with("storm_") || t.starts_with("egret_"))
+        .map(str::to_owned)
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// Every `expr` of a Grafana dashboard (panels' targets and query variables).
+pub fn dashboard_exprs(dashboard: &Value) -> Vec<String> {
+    fn walk(v: &Value, out: &mut Vec<String>) {
+        match v {
+            Value::Object(map) => {
+                for (k, v) in map {
+                    match (k.as_str(), v) {
+                        ("expr" | "definition", Value::String(s)) => out.push(s.clone()),
+                        _ => walk(v, out),
+                    }
+                }
+            }
+            Value::Array(items) => items.iter().for_each(|i| walk(i, out)),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(dashboard, &mut out);
+    out
+}
+
+#[cfg(test)]
+mod dashboard_tests {
+    #![allow(clippy::unwrap_used, reason = "test code")]
+    use super::*;
+    use egret_proto::v1::TaskStatsDelta;
+
+    const DASHBOARD: &str = include_str!("../../deploy/grafana/egret.json");
+
+    /// The registry metrics the dashboard reads, as the stream manager and
+    /// the container supervisor name them (the e2e test
+    /// `tests/observability.rs` checks them on a live exposition).
+    const PROCESS_METRICS: [&str; 4] = [
+        "egret.ledger.pending",
+        "egret.backpressure.active",
+        "egret.backpressure.time-ms",
+        "egret.restarts",
+    ];
+
+    #[test]
+    fn every_dashboard_expr_names_a_metric_the_exporter_emits() {
+        let registry = Registry::new();
+        for name in PROCESS_METRICS {
+            registry.set(crate::MetricKey::new(name, "c", 0), 1.0);
+        }
+        let m = MetricsManager::new(
+            "wc",
+            1,
+            HashMap::from([(1, "c".to_owned())]),
+            std::collections::HashSet::new(),
+            registry,
+            Box::new(Vec::new),
+        );
+        let one = |k: &str| HashMap::from([(k.to_owned(), 1u64)]);
+        let sum = |k: &str| HashMap::from([(k.to_owned(), 1.0f64)]);
+        m.record(&StatsReport {
+            timestamp_ms: 0,
+            instance_id: "c-0".into(),
+            tasks: vec![TaskStatsDelta {
+                task_id: 1,
+                emitted: one("default"),
+                transferred: one("default"),
+                acked: one("default"),
+                failed: one("default"),
+                executed: one("up:default"),
+                execute_ms_sum: sum("up:default"),
+                process_ms_sum: sum("up:default"),
+                complete_ms_sum: sum("default"),
+            }],
+        });
+        // A sink (at a port nothing listens on) so its families have a sample.
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let _guard = rt.enter();
+        m.start_graphite("127.0.0.1:9", 1);
+        let text = m.render_prometheus();
+        let scrape =
+            prometheus_parse::Scrape::parse(text.lines().map(|l| Ok(l.to_owned()))).unwrap();
+        let emitted: std::collections::BTreeSet<&str> =
+            scrape.samples.iter().map(|s| s.metric.as_str()).collect();
+        let dashboard: Value = serde_json::from_str(DASHBOARD).unwrap();
+        let exprs = dashboard_exprs(&dashboard);
+        assert!(exprs.len() >= 12, "{exprs:?}");
+        let mut named = 0;
+        for expr in &exprs {
+            let names = dashboard_metric_names(expr);
+            assert!(!names.is_empty(), "an expr names no metric: {expr}");
+            for name in names {
+                assert!(
+                    emitted.contains(name.as_str()),
+                    "{name} (in {expr}) is not emitted; emitted: {emitted:?}"
+                );
+                named += 1;
+            }
+        }
+        assert!(named >= exprs.len());
+        // And the extraction itself finds names inside functions and selectors.
+        assert_eq!(
+            dashboard_metric_names("sum by (c) (rate(storm_x_total{a=\"b\"}[1m])) / egret_y"),
+            ["egret_y", "storm_x_total"]
+        );
     }
 }

@@ -342,6 +342,12 @@ pub async fn run(options: StreamManagerOptions) -> Result<(), StreamManagerError
             &topology.name,
             index,
             table.task_components().clone(),
+            topology
+                .components
+                .iter()
+                .filter(|c| c.kind == ComponentKind::Spout as i32)
+                .map(|c| c.id.clone())
+                .collect(),
             metrics.clone(),
             // The container supervisor's restarts and cgroup usage.
             Box::new(move || match Snapshot::read(&topology_dir, &container) {

@@ -391,6 +391,32 @@ fn prometheus_counters_equal_the_exact_counts(cluster: &Cluster, name: &str) {
             );
         }
     }
+    // Every metric the Grafana dashboard (deploy/grafana/egret.json) reads
+    // is in the live exposition.
+    let dashboard: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(egret_e2e::workspace_root().join("deploy/grafana/egret.json"))
+            .expect("deploy/grafana/egret.json"),
+    )
+    .expect("the dashboard is JSON");
+    // A family is emitted when it has samples or is declared (HELP) without
+    // any yet (no tuple of the word count fails).
+    let live: std::collections::BTreeSet<String> = scrapes
+        .iter()
+        .flat_map(|s| {
+            s.samples
+                .iter()
+                .map(|x| x.metric.clone())
+                .chain(s.docs.keys().map(|d| format!("{d}_total")))
+        })
+        .collect();
+    for expr in egret_metrics::manager::dashboard_exprs(&dashboard) {
+        for metric in egret_metrics::manager::dashboard_metric_names(&expr) {
+            assert!(
+                live.contains(&metric) || scrapes.iter().any(|s| s.docs.contains_key(&metric)),
+                "the dashboard reads {metric} ({expr}), not in the live exposition"
+            );
+        }
+    }
     // The stream managers' own metrics are there too.
     assert!(
         scrapes
