@@ -15,6 +15,8 @@
 //! - [`report`]: the terminal table, the Markdown report and the SVG chart;
 //! - [`kafka`]: the Kafka broker of `--workload kafka` (also the connector
 //!   tests'), and records/s from its topic's end offsets;
+//! - [`sinks`]: `--graphite-sinks`, Egret with a stalled and a dead Graphite
+//!   sink (system `egret-sinks`) beside plain Egret;
 //! - [`tls_cost`]: `--tls-cost`, the same framed batches over a TLS and a
 //!   plain loopback link, compared (no Storm, no topology).
 //!
@@ -30,6 +32,7 @@ pub mod plan;
 pub mod procs;
 pub mod report;
 pub mod runner;
+pub mod sinks;
 pub mod tls_cost;
 
 use std::path::{Path, PathBuf};

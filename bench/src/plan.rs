@@ -322,11 +322,18 @@ impl Plan {
 
     /// Egret in the foreground (`egret local`).
     pub fn egret(&self, round: u32) -> Launch {
-        let dir = self.run_dir("egret", round);
+        self.egret_as("egret", round, &[])
+    }
+
+    /// Egret as [`Plan::egret`], reported as `system`, with `extra` topology
+    /// options after the others (`egret-sinks`: its Graphite sinks).
+    pub fn egret_as(&self, system: &str, round: u32, extra: &[String]) -> Launch {
+        let dir = self.run_dir(system, round);
         let output_dir = dir.join("hook");
         let mut args: Vec<OsString> = Vec::new();
         let mut options = self.topology_options(&output_dir);
         options.push(format!("{CLASSPATH_EXTRA_KEY}={}", self.hook_jar.display()));
+        options.extend(extra.iter().cloned());
         for o in options {
             args.push("-c".into());
             args.push(o.into());
@@ -338,7 +345,7 @@ impl Plan {
         args.push(self.main_class.clone().into());
         args.extend(self.main_args.iter().map(Into::into));
         Launch {
-            system: "egret".into(),
+            system: system.into(),
             program: self.egret.clone(),
             args,
             env: vec![("EGRET_HOME".into(), dir.join("egret-home").into())],

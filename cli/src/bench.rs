@@ -22,7 +22,8 @@ use egret_bench::runner::{self, Timing};
     egret bench --workload custom --jar app.jar --main com.acme.Topo -- arg1 arg2\n  \
     egret bench --workload kafka --duration 30 --kafka-records 2000000\n  \
     egret bench --storm-mode cluster --workers 2 --ceiling\n  \
-    egret bench --tls-cost --rounds 3\n\n\
+    egret bench --tls-cost --rounds 3\n  \
+    egret bench --systems egret --graphite-sinks --rounds 3\n\n\
     Global `-c key=value` options are given to every system as topology config. \
     Needs bench/storm-side built (./egret-dev build). Run it as target/release/egret: \
     Egret runs as the egret executable that runs the bench. See docs/bench.md.")]
@@ -52,7 +53,7 @@ pub struct BenchArgs {
     /// topology.workers for both systems (default: what the topology sets)
     #[arg(long, value_name = "N")]
     workers: Option<u32>,
-    /// Which systems to run, in order (storm, egret, ceiling)
+    /// Which systems to run, in order (storm, egret, ceiling, egret-sinks)
     #[arg(
         long,
         value_delimiter = ',',
@@ -60,6 +61,9 @@ pub struct BenchArgs {
         value_name = "LIST"
     )]
     systems: Vec<String>,
+    /// Also run Egret with two Graphite sinks, one at a port that accepts and never reads, one at a port nothing listens on (system egret-sinks, after egret): throughput with stalled sinks beside without
+    #[arg(long)]
+    graphite_sinks: bool,
     /// Also run the no-framework ceiling (the topology's spouts and bolts called directly in one JVM thread)
     #[arg(long)]
     ceiling: bool,
@@ -119,16 +123,25 @@ pub fn run(args: BenchArgs, conf: Vec<String>, java: String) -> anyhow::Result<(
     if args.duration == 0 || args.rounds == 0 {
         bail!("--duration and --rounds must be at least 1");
     }
-    let mut systems: Vec<&str> = args.systems.iter().map(String::as_str).collect();
-    if let Some(bad) = systems
-        .iter()
-        .find(|s| !matches!(**s, "storm" | "egret" | "ceiling"))
-    {
-        bail!("unknown system '{bad}' in --systems (storm, egret, ceiling)");
-    }
-    if args.ceiling && !systems.contains(&"ceiling") {
-        systems.push("ceiling");
-    }
+    let systems = egret_bench::sinks::systems(&args.systems, args.ceiling, args.graphite_sinks)
+        .map_err(anyhow::Error::msg)?;
+    let systems: Vec<&str> = systems.iter().map(String::as_str).collect();
+    // `egret-sinks`: a port that accepts and never reads and one nothing
+    // listens on, for the whole bench.
+    let sink_options = if systems.contains(&egret_bench::sinks::SYSTEM) {
+        let stalled = egret_bench::sinks::StalledSink::bind()
+            .context("cannot listen for the stalled Graphite sink")?;
+        let dead = egret_bench::sinks::dead_address()
+            .context("cannot pick a port for the dead Graphite sink")?;
+        let options = egret_bench::sinks::options(stalled.addr(), dead);
+        println!(
+            "egret-sinks: Graphite sinks at {} (accepts, never reads) and {dead} (nothing listens)",
+            stalled.addr()
+        );
+        Some((stalled, options))
+    } else {
+        None
+    };
     let executable = std::env::current_exe().context("cannot find the egret executable")?;
     // Egret runs as the executable given, else as this one: `target/release/egret
     // bench` measures a release Egret, `target/debug/egret bench` a debug one.
@@ -317,6 +330,11 @@ pub fn run(args: BenchArgs, conf: Vec<String>, java: String) -> anyhow::Result<(
             }
             "storm" => plan.storm(round),
             "ceiling" => plan.ceiling(round),
+            egret_bench::sinks::SYSTEM => plan.egret_as(
+                egret_bench::sinks::SYSTEM,
+                round,
+                sink_options.as_ref().map_or(&[][..], |(_, o)| o),
+            ),
             _ => plan.egret(round),
         };
         println!("round {round}: {system} ...");

@@ -15,8 +15,10 @@ mod health;
 mod hosts;
 mod java_runtime;
 mod kube;
+mod logs;
 mod manage;
 mod metrics;
+mod monitor;
 mod stats;
 mod submit;
 mod tail;
@@ -171,6 +173,54 @@ enum Command {
         #[arg(long, value_name = "FILE", env = egret_ui::auth::CREDENTIALS_ENV)]
         credentials_file: Option<PathBuf>,
     },
+    /// Print a component's live throughput on one stream every interval, as `storm monitor` does
+    Monitor {
+        /// Topology name
+        name: String,
+        /// Seconds between rows
+        #[arg(
+            short = 'i',
+            long = "interval",
+            value_name = "SECS",
+            default_value_t = 4
+        )]
+        interval: u64,
+        /// Component id; without it, the topology's components are listed
+        #[arg(short = 'm', long = "component", value_name = "COMPONENT")]
+        component: Option<String>,
+        /// Output stream id
+        #[arg(
+            short = 's',
+            long = "stream",
+            value_name = "STREAM",
+            default_value = "default"
+        )]
+        stream: String,
+        /// What is counted: emitted or transferred
+        #[arg(
+            short = 'w',
+            long = "watch",
+            value_name = "ITEM",
+            default_value = "emitted"
+        )]
+        watch: String,
+        /// Stop after this many rows [default: run until interrupted]
+        #[arg(short = 'n', long = "rows", value_name = "N")]
+        rows: Option<u64>,
+    },
+    /// Print a topology's log files (all, a component's instances, one instance, or a process such as tmaster or stmgr-1); -f follows them
+    Logs {
+        /// Topology name
+        name: String,
+        /// A component id, an instance id (count-1) or a process (tmaster, stmgr-N, container-N)
+        #[arg(value_name = "COMPONENT|INSTANCE")]
+        selector: Option<String>,
+        /// Follow the files as they grow, until interrupted
+        #[arg(short = 'f', long = "follow")]
+        follow: bool,
+    },
+    /// Print Egret's version and the Storm API version it implements
+    Version,
     /// Run one topology jar on Apache Storm and on Egret, alternating, and compare throughput, latency, CPU and memory
     Bench(Box<bench::BenchArgs>),
     /// (internal) Run a topology's scheduler
@@ -282,6 +332,18 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// The Storm API the shim implements (its API check compares it with this
+/// storm-client release).
+const STORM_API_VERSION: &str = "2.8.3";
+
+/// What `egret version` prints.
+fn version_text() -> String {
+    format!(
+        "Egret {}\nStorm API {STORM_API_VERSION} (org.apache.storm:storm-client, binary compatible)\n",
+        env!("CARGO_PKG_VERSION")
+    )
 }
 
 fn executable() -> anyhow::Result<PathBuf> {
@@ -399,6 +461,39 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let cfg = manage::load_config(config.config.as_deref(), &config.conf)?;
             multi_thread_runtime()?.block_on(ui::run(&cfg, &bind, credentials_file))?;
         }
+        Command::Monitor {
+            name,
+            interval,
+            component,
+            stream,
+            watch,
+            rows,
+        } => {
+            let cfg = manage::load_config(config.config.as_deref(), &config.conf)?;
+            let options = monitor::MonitorOptions {
+                name,
+                interval: std::time::Duration::from_secs(interval),
+                component,
+                stream,
+                watch: monitor::Watch::parse(&watch)?,
+                rows,
+            };
+            current_thread_runtime()?.block_on(monitor::run(&cfg, &options))?;
+        }
+        Command::Logs {
+            name,
+            selector,
+            follow,
+        } => {
+            let cfg = manage::load_config(config.config.as_deref(), &config.conf)?;
+            current_thread_runtime()?.block_on(logs::run(
+                &cfg,
+                &name,
+                selector.as_deref(),
+                follow,
+            ))?;
+        }
+        Command::Version => print!("{}", version_text()),
         Command::Bench(args) => {
             let cfg = manage::load_config(config.config.as_deref(), &config.conf)?;
             let java = cfg.get_str(egret_config::JAVA).unwrap_or("java").to_owned();
@@ -563,5 +658,56 @@ mod tests {
         let cli = Cli::try_parse_from(["egret", "rebalance", "wc", "-e", "count=4"]).unwrap();
         assert!(matches!(cli.command, Command::Rebalance { wait: None, .. }));
         assert!(Cli::try_parse_from(["egret", "rebalance", "wc", "-w", "soon"]).is_err());
+    }
+
+    #[test]
+    fn storm_style_monitor_logs_and_version() {
+        let cli = Cli::try_parse_from([
+            "egret",
+            "monitor",
+            "wc",
+            "-i",
+            "2",
+            "-m",
+            "split",
+            "-s",
+            "words",
+            "-w",
+            "transferred",
+        ])
+        .unwrap();
+        match cli.command {
+            Command::Monitor {
+                interval,
+                component,
+                stream,
+                watch,
+                rows,
+                ..
+            } => {
+                assert_eq!(interval, 2);
+                assert_eq!(component.as_deref(), Some("split"));
+                assert_eq!(stream, "words");
+                assert_eq!(watch, "transferred");
+                assert_eq!(rows, None);
+            }
+            other => panic!("{other:?}"),
+        }
+        let cli = Cli::try_parse_from(["egret", "monitor", "wc"]).unwrap();
+        assert!(matches!(
+            cli.command,
+            Command::Monitor { interval: 4, ref stream, ref watch, .. } if stream == "default" && watch == "emitted"
+        ));
+        let cli = Cli::try_parse_from(["egret", "logs", "wc", "count-1", "-f"]).unwrap();
+        assert!(matches!(
+            cli.command,
+            Command::Logs { ref selector, follow: true, .. } if selector.as_deref() == Some("count-1")
+        ));
+        assert!(matches!(
+            Cli::try_parse_from(["egret", "version"]).unwrap().command,
+            Command::Version
+        ));
+        assert!(version_text().starts_with(&format!("Egret {}\n", env!("CARGO_PKG_VERSION"))));
+        assert!(version_text().contains("Storm API 2.8.3"));
     }
 }

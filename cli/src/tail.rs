@@ -37,6 +37,11 @@ impl LogTail {
         }
     }
 
+    /// Follows one file from its beginning (it may appear later).
+    pub fn add_file(&mut self, file: PathBuf) {
+        self.files.entry(file).or_default();
+    }
+
     /// Reads what was appended since the last poll and writes complete lines to `out`.
     pub fn poll(&mut self, out: &mut impl Write) -> std::io::Result<()> {
         for dir in &self.dirs {

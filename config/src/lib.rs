@@ -2,9 +2,11 @@
 //!
 //! 1. built-in defaults ([`defaults`]): Egret's own `egret.*` keys and the few
 //!    Storm keys the Rust side reads;
-//! 2. a storm.yaml-style YAML file: `--config FILE`, else `$EGRET_HOME/egret.yaml`
+//! 2. the user's Storm config `~/.storm/storm.yaml` when it exists (as the
+//!    `storm` command reads it), so a team's Storm settings apply unchanged;
+//! 3. a storm.yaml-style YAML file: `--config FILE`, else `$EGRET_HOME/egret.yaml`
 //!    when it exists;
-//! 3. `-c key=value` options, each value parsed as a YAML scalar or flow value
+//! 4. `-c key=value` options, each value parsed as a YAML scalar or flow value
 //!    (`3`, `true`, `[a, b]`, `{x: 1}`), else kept as a string.
 //!
 //! Invariants:
@@ -74,6 +76,8 @@ pub struct Environment {
     pub egret_home: PathBuf,
     /// `$JAVA_HOME`, if set.
     pub java_home: Option<PathBuf>,
+    /// The user's Storm config, `$HOME/.storm/storm.yaml` (read when it exists).
+    pub storm_yaml: Option<PathBuf>,
 }
 
 impl Environment {
@@ -90,9 +94,13 @@ impl Environment {
         let java_home = std::env::var_os("JAVA_HOME")
             .filter(|h| !h.is_empty())
             .map(PathBuf::from);
+        let storm_yaml = std::env::var_os("HOME")
+            .filter(|h| !h.is_empty())
+            .map(|home| PathBuf::from(home).join(".storm").join("storm.yaml"));
         Self {
             egret_home,
             java_home,
+            storm_yaml,
         }
     }
 
@@ -140,6 +148,8 @@ pub struct Layered {
     pub merged: ConfigMap,
     /// The config file that was read, if any.
     pub file: Option<PathBuf>,
+    /// The user's `~/.storm/storm.yaml`, when it was read.
+    pub storm_file: Option<PathBuf>,
 }
 
 impl Layered {
@@ -149,14 +159,19 @@ impl Layered {
     }
 }
 
-/// Loads the configuration: defaults, then `file` (or the default file when it
-/// exists), then the `-c` options.
+/// Loads the configuration: defaults, then `~/.storm/storm.yaml` when it
+/// exists, then `file` (or the default file when it exists), then the `-c`
+/// options.
 pub fn load(
     env: &Environment,
     file: Option<&Path>,
     options: &[String],
 ) -> Result<Layered, ConfigError> {
     let mut cluster = defaults(env);
+    let storm_file = env.storm_yaml.clone().filter(|p| p.is_file());
+    if let Some(path) = &storm_file {
+        merge(&mut cluster, read_file(path)?);
+    }
     let file = match file {
         Some(path) => Some(path.to_owned()),
         None => {
@@ -181,6 +196,7 @@ pub fn load(
         raw_options: options.to_vec(),
         merged,
         file,
+        storm_file,
     })
 }
 
@@ -377,6 +393,7 @@ mod tests {
         Environment {
             egret_home: home.to_owned(),
             java_home: None,
+            storm_yaml: None,
         }
     }
 
@@ -386,6 +403,7 @@ mod tests {
         let d = defaults(&Environment {
             egret_home: tmp.path().to_owned(),
             java_home: Some(PathBuf::from("/opt/jdk")),
+            storm_yaml: None,
         });
         assert_eq!(d[JAVA], json!("/opt/jdk/bin/java"));
         assert_eq!(
@@ -423,6 +441,42 @@ mod tests {
         assert_eq!(cfg.cluster[TOPOLOGY_WORKERS], json!(3));
         assert!(!cfg.cluster.contains_key("name"));
         assert_eq!(cfg.raw_options, vec!["topology.workers=5", "name=abc"]);
+    }
+
+    #[test]
+    fn the_users_storm_yaml_is_a_layer_below_egrets_file() {
+        let tmp = tempfile::tempdir().unwrap();
+        let storm_yaml = tmp.path().join("dot-storm").join("storm.yaml");
+        let env = Environment {
+            storm_yaml: Some(storm_yaml.clone()),
+            ..env(tmp.path())
+        };
+        // Absent: not read, no error.
+        let cfg = load(&env, None, &[]).unwrap();
+        assert_eq!(cfg.storm_file, None);
+        std::fs::create_dir_all(storm_yaml.parent().unwrap()).unwrap();
+        std::fs::write(
+            &storm_yaml,
+            "topology.workers: 3\ntopology.message.timeout.secs: 90\nteam.key: storm\n",
+        )
+        .unwrap();
+        let cfg = load(&env, None, &[]).unwrap();
+        assert_eq!(cfg.storm_file, Some(storm_yaml.clone()));
+        // Storm's settings apply, over Egret's defaults...
+        assert_eq!(cfg.merged[TOPOLOGY_WORKERS], json!(3));
+        assert_eq!(cfg.merged["topology.message.timeout.secs"], json!(90));
+        // ...and reach the JVMs with the cluster layer.
+        assert_eq!(cfg.cluster["team.key"], json!("storm"));
+        // Egret's own file wins over them, and -c over both.
+        std::fs::write(tmp.path().join("egret.yaml"), "topology.workers: 4\n").unwrap();
+        let cfg = load(&env, None, &["team.key=cli".into()]).unwrap();
+        assert_eq!(cfg.merged[TOPOLOGY_WORKERS], json!(4));
+        assert_eq!(cfg.merged["topology.message.timeout.secs"], json!(90));
+        assert_eq!(cfg.merged["team.key"], json!("cli"));
+        // A broken storm.yaml is an error naming it.
+        std::fs::write(&storm_yaml, "- a list\n").unwrap();
+        let err = load(&env, None, &[]).unwrap_err().to_string();
+        assert!(err.contains("storm.yaml"), "{err}");
     }
 
     #[test]

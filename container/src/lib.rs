@@ -336,6 +336,7 @@ mod tests {
         Environment {
             egret_home: PathBuf::from("/home/u/.egret"),
             java_home: Some(PathBuf::from("/opt/jdk")),
+            storm_yaml: None,
         }
     }
 

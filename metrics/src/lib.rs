@@ -1,6 +1,7 @@
 //! Egret's local metrics: a small registry of named values and the snapshot
 //! writer that publishes them as `DIR/metrics/<process>.json` (contracts.md,
-//! "Metrics snapshots (local)"), until the metrics manager exists.
+//! "Metrics snapshots (local)"); the container's metrics manager
+//! ([`manager`]) and its Prometheus endpoint ([`http`]).
 //!
 //! Invariants:
 //! - a metric is identified by (name, component, task); its value is a number
@@ -12,6 +13,9 @@
 //! - [`SnapshotWriter::write_if_due`] writes only when something changed since
 //!   the last write and at most once per [`SNAPSHOT_INTERVAL`]; time is passed
 //!   in, so the throttling is testable without sleeping.
+
+pub mod http;
+pub mod manager;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -207,6 +207,7 @@ async fn serve(shared: Arc<Shared>, stream: UnixStream) {
             Some(instance_to_stream_manager::Message::Stats(mut report)) => {
                 // The master checks the tasks against the instance: say who sent it.
                 report.instance_id.clone_from(&id);
+                shared.metrics_manager.offer(report.clone());
                 crate::master::forward_stats(&shared, report);
             }
             None => warn!(instance = %id, "Ignoring an empty or unknown instance message."),

@@ -33,7 +33,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use egret_metrics::{Registry, SnapshotWriter};
+use egret_metrics::manager::{ManagerHandle, ManagerSettings, MetricsManager};
+use egret_metrics::{Registry, Snapshot, SnapshotWriter};
 use egret_proto::Token;
 use egret_proto::v1::{ComponentKind, PackingPlan, PhysicalPlan, Topology, TopologyState};
 use egret_state_manager::{Backend, StateError, StateManagerError, TopologyDir};
@@ -112,6 +113,10 @@ pub enum StreamManagerError {
     Settings(#[from] SettingsError),
     #[error("the topology's credentials are not usable: {0}")]
     Credentials(#[from] CredentialsError),
+    #[error(transparent)]
+    Metrics(#[from] egret_metrics::manager::SettingsError),
+    #[error("{0}")]
+    Config(String),
     #[error("cannot {action} {what}: {source}")]
     Io {
         action: &'static str,
@@ -163,6 +168,9 @@ pub(crate) struct Shared {
     /// master (bounded).
     pub master_tx: mpsc::Sender<egret_proto::v1::stream_manager_to_master::Message>,
     pub metrics: Registry,
+    /// The container's metrics manager: instances' reports are offered to it
+    /// (never waiting).
+    pub metrics_manager: ManagerHandle,
     pub cancel: CancellationToken,
     next_connection: AtomicU64,
 }
@@ -209,6 +217,9 @@ pub async fn run(options: StreamManagerOptions) -> Result<(), StreamManagerError
         egret_config::settings::describe(&settings)
     );
     let max_frame_bytes = settings.frame_max_bytes as usize;
+    let metrics_settings = ManagerSettings::from_config(
+        &egret_config::topology::config_map(&topology).map_err(StreamManagerError::Config)?,
+    )?;
     let acking = AckingSettings::from_settings(&settings);
     let watermarks = BackpressureSettings::from_settings(&settings);
 
@@ -323,6 +334,29 @@ pub async fn run(options: StreamManagerOptions) -> Result<(), StreamManagerError
 
     let (plan_tx, _) = watch::channel(None);
     let (master_tx, master_rx) = mpsc::channel(master::MASTER_QUEUE);
+    let metrics = Registry::new();
+    let manager = {
+        let topology_dir = dir.path().to_owned();
+        let container = format!("container-{index}");
+        MetricsManager::new(
+            &topology.name,
+            index,
+            table.task_components().clone(),
+            topology
+                .components
+                .iter()
+                .filter(|c| c.kind == ComponentKind::Spout as i32)
+                .map(|c| c.id.clone())
+                .collect(),
+            metrics.clone(),
+            // The container supervisor's restarts and cgroup usage.
+            Box::new(move || match Snapshot::read(&topology_dir, &container) {
+                Ok(Some(snapshot)) => snapshot.metrics,
+                _ => Vec::new(),
+            }),
+        )
+    };
+    let (metrics_manager, manager_task) = manager.start();
     let cancel = CancellationToken::new();
     // Dropping `run`'s future (the process shutting down) stops every task too.
     let _stop_all = cancel.clone().drop_guard();
@@ -342,7 +376,8 @@ pub async fn run(options: StreamManagerOptions) -> Result<(), StreamManagerError
         peer_events,
         plan_tx,
         master_tx,
-        metrics: Registry::new(),
+        metrics,
+        metrics_manager,
         cancel: cancel.clone(),
         next_connection: AtomicU64::new(1),
     });
@@ -395,6 +430,8 @@ pub async fn run(options: StreamManagerOptions) -> Result<(), StreamManagerError
         "Ledger ready."
     );
     shared.spawn(ledger_timer(Arc::clone(&shared), acking));
+    let manager_tasks =
+        start_metrics_exports(&shared, &manager, &metrics_settings, options.bind).await?;
 
     let mut plans = shared.plan_tx.subscribe();
     loop {
@@ -416,6 +453,10 @@ pub async fn run(options: StreamManagerOptions) -> Result<(), StreamManagerError
     // Instance writers tell their instances, close their connections and end.
     let _ = tokio::time::timeout(KILL_GRACE, futures::future::join_all(instance_writers)).await;
     cancel.cancel();
+    manager_task.abort();
+    for task in manager_tasks {
+        task.abort();
+    }
     shared.router.publish_metrics(&shared.metrics);
     shared.tls.refused().publish(&shared.metrics);
     if let Err(err) = SnapshotWriter::new(shared.dir.path(), &format!("stmgr-{index}"))
@@ -434,6 +475,38 @@ pub async fn run(options: StreamManagerOptions) -> Result<(), StreamManagerError
         "Stream manager stopped."
     );
     Ok(())
+}
+
+/// Starts the metrics manager's exports: the Prometheus endpoint (its address
+/// written to `DIR/metrics/prometheus-N.addr`) and the Graphite sinks, as
+/// configured.
+async fn start_metrics_exports(
+    shared: &Shared,
+    manager: &MetricsManager,
+    settings: &ManagerSettings,
+    bind: IpAddr,
+) -> Result<Vec<JoinHandle<()>>, StreamManagerError> {
+    let mut tasks = Vec::new();
+    if let Some(port) = settings.prometheus_port_of(shared.index) {
+        let ip = settings.prometheus_bind.unwrap_or(bind);
+        let (addr, task) = egret_metrics::http::serve(manager.clone(), (ip, port).into())
+            .await
+            .map_err(io_error(
+                "listen on",
+                format!("{ip}:{port} (the Prometheus endpoint)"),
+            ))?;
+        tasks.push(task);
+        let file = egret_metrics::http::address_file(shared.dir.path(), shared.index);
+        if let Some(parent) = file.parent() {
+            std::fs::create_dir_all(parent)
+                .map_err(io_error("create", parent.display().to_string()))?;
+        }
+        std::fs::write(&file, format!("{addr}\n"))
+            .map_err(io_error("write", file.display().to_string()))?;
+        info!(container = shared.index, %addr, "Metrics manager: Prometheus endpoint listening (/metrics).");
+    }
+    tasks.extend(manager.spawn_sinks(settings));
+    Ok(tasks)
 }
 
 /// Rotates the ledger every T/2 (unless timeouts are off) and keeps the

@@ -88,6 +88,11 @@ pub fn prepare(topology: &mut Topology) -> Result<TopologySettings, SubmitError>
     egret_config::settings::resolve_topology(topology)
         .map_err(|e| SubmitError::Invalid(e.to_string()))?;
     validate(topology).map_err(SubmitError::Invalid)?;
+    // The metrics manager's settings are read by each stream manager; a bad
+    // one is refused here rather than by every container at its start.
+    let config = egret_config::topology::config_map(topology).map_err(SubmitError::Invalid)?;
+    egret_metrics::manager::ManagerSettings::from_config(&config)
+        .map_err(|e| SubmitError::Invalid(e.to_string()))?;
     egret_config::settings::settings_of(topology)
         .copied()
         .map_err(|e| SubmitError::Invalid(e.to_string()))
