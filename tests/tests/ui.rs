@@ -400,7 +400,7 @@ fn check_storm_shape(ui: &Ui, word_count: &str) {
             (spout_emitted == Some(200)
                 && count_executed == Some(words)
                 && split_emitted == Some(words))
-                .then_some(t)
+            .then_some(t)
         },
         || ui.call("GET", &format!("/api/v1/topology/{id}"), None).1,
     )
