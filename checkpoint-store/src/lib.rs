@@ -24,14 +24,6 @@ pub use checkpoints::{CheckpointInfo, Checkpoints, Restored, TaskFile, TaskState
 pub use format::{FormatError, Kind, Record};
 pub use local::LocalDirStore;
 
-/// The config key naming the checkpoint directory (default: `checkpoints/` of
-/// the topology's directory).
-pub const CHECKPOINT_DIR_KEY: &str = "egret.checkpoint.dir";
-/// The config key for how many complete checkpoints are kept.
-pub const CHECKPOINT_RETAIN_KEY: &str = "egret.checkpoint.retain";
-/// Complete checkpoints kept when `egret.checkpoint.retain` is not set.
-pub const DEFAULT_RETAIN: u32 = 3;
-
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     #[error(

@@ -54,6 +54,7 @@ mod master;
 mod peers;
 mod router;
 mod settings;
+mod state;
 
 pub use delivery::{DeliveryTable, Destination, PlanError};
 pub use settings::{AckingSettings, BackpressureSettings, SettingsError};
@@ -163,6 +164,8 @@ pub(crate) struct Shared {
     /// master (bounded).
     pub master_tx: mpsc::Sender<egret_proto::v1::stream_manager_to_master::Message>,
     pub metrics: Registry,
+    /// The topology's checkpoint store (durable state of stateful tasks).
+    pub checkpoints: egret_checkpoint_store::Checkpoints,
     pub cancel: CancellationToken,
     next_connection: AtomicU64,
 }
@@ -326,6 +329,20 @@ pub async fn run(options: StreamManagerOptions) -> Result<(), StreamManagerError
     let cancel = CancellationToken::new();
     // Dropping `run`'s future (the process shutting down) stops every task too.
     let _stop_all = cancel.clone().drop_guard();
+    let checkpoint_settings =
+        egret_config::settings::checkpoint_settings(&topology, &options.topology_dir)?;
+    info!(
+        dir = %checkpoint_settings.dir.display(),
+        retain = checkpoint_settings.retain,
+        "Checkpoint store: a local directory."
+    );
+    let checkpoints = egret_checkpoint_store::Checkpoints::new(
+        Arc::new(egret_checkpoint_store::LocalDirStore::new(
+            &checkpoint_settings.dir,
+        )),
+        &topology.name,
+        checkpoint_settings.retain,
+    );
     let shared = Arc::new(Shared {
         dir,
         index,
@@ -343,6 +360,7 @@ pub async fn run(options: StreamManagerOptions) -> Result<(), StreamManagerError
         plan_tx,
         master_tx,
         metrics: Registry::new(),
+        checkpoints,
         cancel: cancel.clone(),
         next_connection: AtomicU64::new(1),
     });
