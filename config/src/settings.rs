@@ -669,7 +669,8 @@ mod tests {
                 retain: DEFAULT_CHECKPOINT_RETAIN
             }
         );
-        let set = t(r#"{"egret.checkpoint.dir": "/mnt/shared/ckpt", "egret.checkpoint.retain": "5"}"#);
+        let set =
+            t(r#"{"egret.checkpoint.dir": "/mnt/shared/ckpt", "egret.checkpoint.retain": "5"}"#);
         assert_eq!(
             checkpoint_settings(&set, dir).unwrap(),
             CheckpointSettings {
