@@ -103,12 +103,15 @@ impl Watch {
     }
 }
 
-/// `State <ns> restored from the checkpoint store: committed txid 4 (1 keys), prepared txid 5`.
+/// `State <ns> restored from the checkpoint store: committed txid 4 (1 keys), prepared txid 5`,
+/// of the bolt's own state (a windowed bolt's executor also has `<ns>-window`).
 fn restored(msg: &str) -> Option<Event> {
-    let rest = msg
+    let (namespace, rest) = msg
         .strip_prefix("State ")?
-        .split_once(" restored from the checkpoint store: committed ")?
-        .1;
+        .split_once(" restored from the checkpoint store: committed ")?;
+    if namespace.ends_with("-window") {
+        return None;
+    }
     let (committed, prepared) = rest.split_once(", prepared ")?;
     let txid = |s: &str| {
         s.strip_prefix("txid ")

@@ -1,6 +1,12 @@
 package org.apache.storm.state;
 
 import dev.egret.instance.StateChannel;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.storm.task.TopologyContext;
@@ -8,14 +14,17 @@ import org.apache.storm.task.TopologyContext;
 /**
  * Egret: where an {@link InMemoryKeyValueState} made by the default provider keeps its
  * prepared and committed copies beyond the JVM: the topology's checkpoint store, through
- * the instance's stream manager ({@link StateChannel}). The maps are serialized with
- * {@link DefaultStateSerializer} on the topology's Kryo.
+ * the instance's stream manager ({@link StateChannel}). A map is written entry by entry
+ * (count, then each key's and value's length and bytes), each key and value serialized
+ * with {@link DefaultStateSerializer} on the topology's Kryo (the map itself is never
+ * handed to Kryo: in a one-worker topology Kryo would Java-serialize it, and keys such as
+ * the windowed executor's are not {@code Serializable}).
  */
 final class DurableBacking {
     private final StateChannel channel;
     private final int task;
     private final String namespace;
-    private final DefaultStateSerializer<Map<Object, Object>> serializer;
+    private final DefaultStateSerializer<Object> serializer;
 
     private DurableBacking(StateChannel channel, int task, String namespace, Map<String, Object> topoConf,
             TopologyContext context) {
@@ -81,13 +90,38 @@ final class DurableBacking {
         channel.saveLocal(task, namespace, encode(state));
     }
 
-    @SuppressWarnings("unchecked")
     private byte[] encode(Map<?, ?> state) {
-        return serializer.serialize(new ConcurrentHashMap<>((Map<Object, Object>) state));
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (DataOutputStream out = new DataOutputStream(bytes)) {
+            out.writeInt(state.size());
+            for (Map.Entry<?, ?> e : state.entrySet()) {
+                byte[] key = serializer.serialize(e.getKey());
+                byte[] value = serializer.serialize(e.getValue());
+                out.writeInt(key.length);
+                out.write(key);
+                out.writeInt(value.length);
+                out.write(value);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return bytes.toByteArray();
     }
 
     private Map<Object, Object> decode(byte[] bytes) {
-        Map<Object, Object> map = serializer.deserialize(bytes);
-        return new ConcurrentHashMap<>(map);
+        Map<Object, Object> map = new ConcurrentHashMap<>();
+        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes))) {
+            int n = in.readInt();
+            for (int i = 0; i < n; i++) {
+                byte[] key = new byte[in.readInt()];
+                in.readFully(key);
+                byte[] value = new byte[in.readInt()];
+                in.readFully(value);
+                map.put(serializer.deserialize(key), serializer.deserialize(value));
+            }
+        } catch (IOException | NegativeArraySizeException e) {
+            throw new IllegalStateException("the stored state of " + namespace + " is unreadable: " + e, e);
+        }
+        return map;
     }
 }
