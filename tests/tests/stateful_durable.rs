@@ -129,11 +129,11 @@ impl LogWatch for Watch {
             return;
         }
         let msg = message(line);
-        if log.starts_with(self.bolt) {
-            if let Some(e) = restored(msg) {
-                self.events.push(e);
-                return;
-            }
+        if log.starts_with(self.bolt)
+            && let Some(e) = restored(msg)
+        {
+            self.events.push(e);
+            return;
         }
         let Some(rest) = msg.strip_prefix("Emitting: ") else {
             return;
