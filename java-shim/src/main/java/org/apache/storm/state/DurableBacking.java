@@ -1,5 +1,9 @@
 package org.apache.storm.state;
 
+import com.esotericsoftware.kryo.Kryo;
+import com.esotericsoftware.kryo.io.Input;
+import com.esotericsoftware.kryo.io.Output;
+import com.esotericsoftware.kryo.serializers.FieldSerializer;
 import dev.egret.instance.StateChannel;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -7,8 +11,12 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import org.apache.storm.serialization.SerializationFactory;
+import org.apache.storm.spout.CheckPointState;
 import org.apache.storm.task.TopologyContext;
 
 /**
@@ -16,7 +24,7 @@ import org.apache.storm.task.TopologyContext;
  * prepared and committed copies beyond the JVM: the topology's checkpoint store, through
  * the instance's stream manager ({@link StateChannel}). A map is written entry by entry
  * (count, then each key's and value's length and bytes), each key and value serialized
- * with {@link DefaultStateSerializer} on the topology's Kryo (the map itself is never
+ * on the topology's Kryo, as {@link DefaultStateSerializer} would (the map itself is never
  * handed to Kryo: in a one-worker topology Kryo would Java-serialize it, and keys such as
  * the windowed executor's are not {@code Serializable}).
  */
@@ -24,15 +32,71 @@ final class DurableBacking {
     private final StateChannel channel;
     private final int task;
     private final String namespace;
-    private final DefaultStateSerializer<Object> serializer;
+    private final Codec serializer;
 
     private DurableBacking(StateChannel channel, int task, String namespace, Map<String, Object> topoConf,
             TopologyContext context) {
         this.channel = channel;
         this.task = task;
         this.namespace = namespace;
-        this.serializer = new DefaultStateSerializer<>(topoConf, context);
+        this.serializer = serializer(topoConf, context);
     }
+
+    /**
+     * Keys and values on the topology's Kryo, as {@link DefaultStateSerializer} makes it
+     * ({@code topology.state.kryo.register} too), with the windowed executors' own key and
+     * value classes registered with Kryo's field serializer: they are not
+     * {@code Serializable}, and with {@code topology.fall.back.on.java.serialization} any
+     * class registered or met without a serializer of its own is Java-serialized.
+     */
+    static Codec serializer(Map<String, Object> topoConf, TopologyContext context) {
+        List<Class<?>> register = new ArrayList<>();
+        for (String name : EXECUTOR_STATE_CLASSES) {
+            try {
+                register.add(Class.forName(name, false, DurableBacking.class.getClassLoader()));
+            } catch (ClassNotFoundException e) {
+                throw new IllegalStateException("the shim lacks " + name, e);
+            }
+        }
+        return new Codec(topoConf, register);
+    }
+
+    /** One Kryo per thread. */
+    static final class Codec {
+        private final ThreadLocal<Kryo> kryo;
+
+        Codec(Map<String, Object> topoConf, List<Class<?>> fieldSerialized) {
+            this.kryo = ThreadLocal.withInitial(() -> {
+                Kryo k = topoConf != null ? SerializationFactory.getKryo(topoConf) : new Kryo();
+                if (topoConf != null && topoConf.get("topology.state.kryo.register") != null) {
+                    SerializationFactory.register(k, topoConf.get("topology.state.kryo.register"), topoConf,
+                            Boolean.TRUE.equals(topoConf.get("topology.skip.missing.kryo.registrations")));
+                }
+                k.setRegistrationRequired(false);
+                k.register(CheckPointState.class);
+                k.register(CheckPointState.State.class);
+                for (Class<?> c : fieldSerialized) {
+                    k.register(c, new FieldSerializer<>(k, c));
+                }
+                return k;
+            });
+        }
+
+        byte[] serialize(Object o) {
+            Output output = new Output(256, -1);
+            kryo.get().writeClassAndObject(output, o);
+            return output.toBytes();
+        }
+
+        Object deserialize(byte[] b) {
+            return kryo.get().readClassAndObject(new Input(b));
+        }
+    }
+
+    private static final String[] EXECUTOR_STATE_CLASSES = {
+        "org.apache.storm.topology.StatefulWindowedBoltExecutor$TaskStream",
+        "org.apache.storm.topology.StatefulWindowedBoltExecutor$WindowState",
+    };
 
     /** Null outside an Egret instance JVM (or without a task): the state stays in memory. */
     static DurableBacking of(String namespace, Map<String, Object> topoConf, TopologyContext context) {
@@ -91,6 +155,14 @@ final class DurableBacking {
     }
 
     private byte[] encode(Map<?, ?> state) {
+        return encode(serializer, state);
+    }
+
+    private Map<Object, Object> decode(byte[] bytes) {
+        return decode(serializer, bytes, namespace);
+    }
+
+    static byte[] encode(Codec serializer, Map<?, ?> state) {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try (DataOutputStream out = new DataOutputStream(bytes)) {
             out.writeInt(state.size());
@@ -108,7 +180,7 @@ final class DurableBacking {
         return bytes.toByteArray();
     }
 
-    private Map<Object, Object> decode(byte[] bytes) {
+    static Map<Object, Object> decode(Codec serializer, byte[] bytes, String namespace) {
         Map<Object, Object> map = new ConcurrentHashMap<>();
         try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes))) {
             int n = in.readInt();
