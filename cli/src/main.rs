@@ -11,6 +11,7 @@
 //!   the children's parent-death signal fires only when this process exits.
 
 mod bench;
+mod checkpoints;
 mod health;
 mod hosts;
 mod java_runtime;
@@ -153,6 +154,11 @@ enum Command {
     },
     /// Print a topology's metrics (restarts, acked/failed/timed-out trees, complete latency, ledger)
     Metrics {
+        /// Topology name
+        name: String,
+    },
+    /// List a topology's complete checkpoints (id, time, tasks, bytes), newest first, from its checkpoint store on this host
+    Checkpoints {
         /// Topology name
         name: String,
     },
@@ -431,6 +437,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             } else {
                 println!("Event logging off for {target}.");
             }
+        }
+        Command::Checkpoints { name } => {
+            let cfg = manage::load_config(config.config.as_deref(), &config.conf)?;
+            print!("{}", checkpoints::render(&manage::cluster(&cfg)?, &name)?);
         }
         Command::Metrics { name } => {
             let cfg = manage::load_config(config.config.as_deref(), &config.conf)?;

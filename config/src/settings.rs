@@ -33,6 +33,12 @@ pub const MESSAGE_TIMEOUT_SECS: &str = "topology.message.timeout.secs";
 pub const ENABLE_MESSAGE_TIMEOUTS: &str = "topology.enable.message.timeouts";
 pub const ISOLATION: &str = "egret.isolation";
 pub const JVM_OVERHEAD_MB: &str = "egret.isolation.jvm.overhead.mb";
+/// Where stateful tasks' checkpoints are stored (default: `checkpoints/` of
+/// the topology's directory).
+pub const CHECKPOINT_DIR: &str = "egret.checkpoint.dir";
+/// How many complete checkpoints are kept.
+pub const CHECKPOINT_RETAIN: &str = "egret.checkpoint.retain";
+pub const DEFAULT_CHECKPOINT_RETAIN: u32 = 3;
 /// What an instance JVM may use beyond its heap before its memory limit.
 pub const DEFAULT_JVM_OVERHEAD_MB: u32 = 256;
 
@@ -218,7 +224,42 @@ pub fn resolve_topology(topology: &mut Topology) -> Result<(), SettingsError> {
     task_ranges(topology)?;
     let config = crate::topology::config_map(topology).map_err(SettingsError::Config)?;
     topology.settings = Some(resolve(&config)?);
+    checkpoint_settings_of(&config, std::path::Path::new("."))?;
     Ok(())
+}
+
+/// Where and how a topology's checkpoints are kept (`egret.checkpoint.*`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckpointSettings {
+    /// The store's root directory; the topology's name is the first part of every key.
+    pub dir: std::path::PathBuf,
+    /// Complete checkpoints kept (at least 1).
+    pub retain: u32,
+}
+
+/// Resolves `egret.checkpoint.dir` and `egret.checkpoint.retain` of a topology
+/// whose directory is `topology_dir` (the dir's default). The one place their
+/// defaults live: the stream managers and `egret checkpoints` both call it;
+/// [`resolve_topology`] checks the values at submission.
+pub fn checkpoint_settings(
+    topology: &Topology,
+    topology_dir: &std::path::Path,
+) -> Result<CheckpointSettings, SettingsError> {
+    let config = crate::topology::config_map(topology).map_err(SettingsError::Config)?;
+    checkpoint_settings_of(&config, topology_dir)
+}
+
+fn checkpoint_settings_of(
+    config: &ConfigMap,
+    topology_dir: &std::path::Path,
+) -> Result<CheckpointSettings, SettingsError> {
+    let dir = match config.get(CHECKPOINT_DIR) {
+        None | Some(Value::Null) => topology_dir.join("checkpoints"),
+        Some(Value::String(s)) if !s.trim().is_empty() => std::path::PathBuf::from(s.trim()),
+        Some(_) => return Err(bad(CHECKPOINT_DIR, "a non-empty path", config)),
+    };
+    let retain = positive_u32(config, CHECKPOINT_RETAIN)?.unwrap_or(DEFAULT_CHECKPOINT_RETAIN);
+    Ok(CheckpointSettings { dir, retain })
 }
 
 /// The settings stored in a (submitted) topology; an error when it has none.
@@ -611,5 +652,40 @@ mod tests {
             ..Default::default()
         };
         assert!(settings_of(&old).unwrap_err().to_string().contains("old"));
+    }
+
+    #[test]
+    fn checkpoint_settings_default_under_the_topology_dir_and_are_checked() {
+        let dir = std::path::Path::new("/s/topologies/wc");
+        let t = |json: &str| Topology {
+            name: "wc".into(),
+            config_json: json.into(),
+            ..Default::default()
+        };
+        assert_eq!(
+            checkpoint_settings(&t("{}"), dir).unwrap(),
+            CheckpointSettings {
+                dir: dir.join("checkpoints"),
+                retain: DEFAULT_CHECKPOINT_RETAIN
+            }
+        );
+        let set =
+            t(r#"{"egret.checkpoint.dir": "/mnt/shared/ckpt", "egret.checkpoint.retain": "5"}"#);
+        assert_eq!(
+            checkpoint_settings(&set, dir).unwrap(),
+            CheckpointSettings {
+                dir: "/mnt/shared/ckpt".into(),
+                retain: 5
+            }
+        );
+        for bad in [
+            r#"{"egret.checkpoint.retain": 0}"#,
+            r#"{"egret.checkpoint.retain": "many"}"#,
+            r#"{"egret.checkpoint.dir": ""}"#,
+            r#"{"egret.checkpoint.dir": 3}"#,
+        ] {
+            let err = resolve_topology(&mut t(bad)).unwrap_err().to_string();
+            assert!(err.contains("egret.checkpoint."), "{bad}: {err}");
+        }
     }
 }

@@ -57,6 +57,11 @@ pub(crate) enum InstanceEvent {
     Lost {
         connection: u64,
     },
+    /// The answer to a state request read on `connection`.
+    StateReply {
+        connection: u64,
+        reply: egret_proto::v1::StateReply,
+    },
 }
 
 pub(crate) async fn accept_loop(shared: Arc<Shared>, listener: UnixListener) {
@@ -179,7 +184,27 @@ async fn serve(shared: Arc<Shared>, stream: UnixStream) {
                 break;
             }
         };
-        match message.message {
+        let message = match message.message.map(crate::state::Request::of) {
+            Some(Ok(request)) => {
+                let tasks = shared
+                    .instances
+                    .get(&id)
+                    .map(|c| c.plan.task_ids.clone())
+                    .unwrap_or_default();
+                let reply = crate::state::serve(&shared.checkpoints, &id, &tasks, request).await;
+                if events
+                    .send(InstanceEvent::StateReply { connection, reply })
+                    .await
+                    .is_err()
+                {
+                    return;
+                }
+                continue;
+            }
+            Some(Err(message)) => Some(message),
+            None => None,
+        };
+        match message {
             Some(instance_to_stream_manager::Message::Tuples(batch)) => {
                 shared.router.route(batch, Source::Instance(&id)).await;
             }
@@ -210,6 +235,11 @@ async fn serve(shared: Arc<Shared>, stream: UnixStream) {
                 shared.metrics_manager.offer(report.clone());
                 crate::master::forward_stats(&shared, report);
             }
+            Some(
+                instance_to_stream_manager::Message::StateSave(_)
+                | instance_to_stream_manager::Message::StateLoad(_)
+                | instance_to_stream_manager::Message::CheckpointComplete(_),
+            ) => {} // carried out above
             None => warn!(instance = %id, "Ignoring an empty or unknown instance message."),
         }
     }
@@ -372,6 +402,20 @@ pub(crate) async fn writer(
                         if let Some(conn) = current.as_mut().filter(|c| c.connection == connection) {
                             conn.ready = true;
                             info!(instance = %id, connection, "Instance registered and ready.");
+                        }
+                    }
+                    InstanceEvent::StateReply { connection, reply } => {
+                        let Some(conn) = current.as_mut().filter(|c| c.connection == connection) else {
+                            // The instance's new connection starts over: it fails what it waited for.
+                            debug!(instance = %id, connection, "Dropping a state reply: its connection is gone.");
+                            continue;
+                        };
+                        let message = StreamManagerToInstance {
+                            message: Some(stream_manager_to_instance::Message::StateReply(reply)),
+                        };
+                        if let Err(err) = conn.sink.send(encode_message(&message)).await {
+                            warn!(instance = %id, error = %err, "Instance lost while sending it a state reply.");
+                            current = None;
                         }
                     }
                     InstanceEvent::Lost { connection } => {

@@ -55,6 +55,7 @@ mod master;
 mod peers;
 mod router;
 mod settings;
+mod state;
 
 pub use delivery::{DeliveryTable, Destination, PlanError};
 pub use settings::{AckingSettings, BackpressureSettings, SettingsError};
@@ -171,6 +172,8 @@ pub(crate) struct Shared {
     /// The container's metrics manager: instances' reports are offered to it
     /// (never waiting).
     pub metrics_manager: ManagerHandle,
+    /// The topology's checkpoint store (durable state of stateful tasks).
+    pub checkpoints: egret_checkpoint_store::Checkpoints,
     pub cancel: CancellationToken,
     next_connection: AtomicU64,
 }
@@ -360,6 +363,20 @@ pub async fn run(options: StreamManagerOptions) -> Result<(), StreamManagerError
     let cancel = CancellationToken::new();
     // Dropping `run`'s future (the process shutting down) stops every task too.
     let _stop_all = cancel.clone().drop_guard();
+    let checkpoint_settings =
+        egret_config::settings::checkpoint_settings(&topology, &options.topology_dir)?;
+    info!(
+        dir = %checkpoint_settings.dir.display(),
+        retain = checkpoint_settings.retain,
+        "Checkpoint store: a local directory."
+    );
+    let checkpoints = egret_checkpoint_store::Checkpoints::new(
+        Arc::new(egret_checkpoint_store::LocalDirStore::new(
+            &checkpoint_settings.dir,
+        )),
+        &topology.name,
+        checkpoint_settings.retain,
+    );
     let shared = Arc::new(Shared {
         dir,
         index,
@@ -378,6 +395,7 @@ pub async fn run(options: StreamManagerOptions) -> Result<(), StreamManagerError
         master_tx,
         metrics,
         metrics_manager,
+        checkpoints,
         cancel: cancel.clone(),
         next_connection: AtomicU64::new(1),
     });

@@ -115,6 +115,7 @@ public final class Instance {
         LOG.info("Instance {} of topology {} runs tasks {} of {} in container {}", instanceId, view.stormId(),
                 assignment.getInstance().getTaskIdsList(), executor.component(), assignment.getContainerIndex());
 
+        StateChannel.install(new StateChannel(executor.sink()));
         Thread reader = startReader(channel, executor.inbound(), instanceId);
         try {
             executor.start();
@@ -359,6 +360,14 @@ public final class Instance {
                     } catch (com.google.protobuf.InvalidProtocolBufferException e) {
                         throw new IOException("malformed frame of " + frame.length + " bytes: " + e.getMessage(), e);
                     }
+                    if (m.getMessageCase() == StreamManagerToInstance.MessageCase.STATE_REPLY) {
+                        // The executor thread waits for it: never behind the queue it is not reading.
+                        StateChannel channelOfState = StateChannel.current();
+                        if (channelOfState != null) {
+                            channelOfState.deliver(m.getStateReply());
+                        }
+                        continue;
+                    }
                     queue.put(m, frame.length + FrameChannel.LENGTH_BYTES);
                 }
             } catch (EOFException e) {
@@ -369,6 +378,10 @@ public final class Instance {
                 }
             } catch (InterruptedException e) {
                 return;
+            }
+            StateChannel lostState = StateChannel.current();
+            if (lostState != null) {
+                lostState.connectionLost();
             }
             try {
                 queue.put(InstanceExecutor.END, 0);

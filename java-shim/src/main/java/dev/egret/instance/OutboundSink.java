@@ -376,6 +376,24 @@ final class OutboundSink {
         }
     }
 
+    /**
+     * Queues a state request (after the buffered tuples and acks, so the state never runs
+     * ahead of what the task emitted and acked before it). False when not connected.
+     */
+    boolean sendState(InstanceToStreamManager message) {
+        lock.lock();
+        try {
+            if (disconnected) {
+                return false;
+            }
+            seal();
+            enqueue(new Frame(message, 0));
+            return !disconnected;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     void sendError(int taskId, String message, boolean fatal) {
         lock.lock();
         try {

@@ -1,5 +1,6 @@
 package org.apache.storm.spout;
 
+import dev.egret.instance.StateChannel;
 import java.util.Map;
 import org.apache.storm.Config;
 import org.apache.storm.state.KeyValueState;
@@ -112,6 +113,14 @@ public class CheckpointSpout extends BaseRichSpout {
                 && curTxState.getState() == CheckPointState.State.PREPARING) {
             saveTxState(new CheckPointState(pendingTxid, CheckPointState.State.COMMITTING));
         } else {
+            if (pendingAction == CheckPointState.Action.COMMIT) {
+                // Egret: every task has committed pendingTxid (its COMMIT tree is acked): the
+                // checkpoint is complete in the store, before the spout records it committed.
+                StateChannel channel = StateChannel.current();
+                if (channel != null) {
+                    channel.complete(pendingTxid);
+                }
+            }
             saveTxState(curTxState.afterAck(pendingAction));
         }
         inProgress = false;

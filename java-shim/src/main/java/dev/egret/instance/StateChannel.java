@@ -1,0 +1,159 @@
+package dev.egret.instance;
+
+import com.google.protobuf.ByteString;
+import dev.egret.proto.CheckpointComplete;
+import dev.egret.proto.InstanceToStreamManager;
+import dev.egret.proto.StateKind;
+import dev.egret.proto.StateLoad;
+import dev.egret.proto.StateReply;
+import dev.egret.proto.StateSave;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A task's durable state, kept by the stream manager in the topology's checkpoint store
+ * (contracts.md, "Durable state"). Each call sends one request on the instance's connection
+ * and blocks until the stream manager's {@code StateReply} (the reader thread hands it
+ * over, never the executor's queue): when a save returns, the state is on disk.
+ *
+ * <p>A request fails with a {@link StateException} when the stream manager refuses it,
+ * when the connection is lost before its reply (the instance is restarted and recovers
+ * from the store) or after {@link #TIMEOUT_SECONDS}.
+ */
+public final class StateChannel {
+    /** How long a request waits for its reply. */
+    static final long TIMEOUT_SECONDS = 60;
+
+    private static volatile StateChannel current;
+
+    private final OutboundSink sink;
+    private final AtomicLong nextId = new AtomicLong(1);
+    private final Map<Long, CompletableFuture<StateReply>> pending = new ConcurrentHashMap<>();
+
+    StateChannel(OutboundSink sink) {
+        this.sink = sink;
+    }
+
+    /** The channel of this JVM's instance; null when the JVM is not an Egret instance. */
+    public static StateChannel current() {
+        return current;
+    }
+
+    static void install(StateChannel channel) {
+        current = channel;
+    }
+
+    /** A failed state request. */
+    public static final class StateException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        StateException(String message) {
+            super(message);
+        }
+
+        StateException(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
+    /** What a task restarts from. */
+    public static final class Loaded {
+        public final boolean hasCommitted;
+        public final long committedTxid;
+        public final byte[] committed;
+        public final boolean hasPrepared;
+        public final long preparedTxid;
+        public final byte[] prepared;
+
+        Loaded(StateReply r) {
+            this.hasCommitted = r.getHasCommitted();
+            this.committedTxid = r.getCommittedTxid();
+            this.committed = r.getCommitted().toByteArray();
+            this.hasPrepared = r.getHasPrepared();
+            this.preparedTxid = r.getPreparedTxid();
+            this.prepared = r.getPrepared().toByteArray();
+        }
+    }
+
+    public void savePrepared(int task, String namespace, long txid, byte[] data) {
+        save(task, namespace, StateKind.STATE_KIND_PREPARED, txid, data);
+    }
+
+    public void saveCommitted(int task, String namespace, long txid, byte[] data) {
+        save(task, namespace, StateKind.STATE_KIND_COMMITTED, txid, data);
+    }
+
+    /** The task's own state outside any checkpoint (a commit without a txid). */
+    public void saveLocal(int task, String namespace, byte[] data) {
+        save(task, namespace, StateKind.STATE_KIND_LOCAL, 0, data);
+    }
+
+    private void save(int task, String namespace, StateKind kind, long txid, byte[] data) {
+        long id = nextId.getAndIncrement();
+        call(id, "saving the state of " + namespace, InstanceToStreamManager.newBuilder()
+                .setStateSave(StateSave.newBuilder().setRequestId(id).setTaskId(task).setNamespace(namespace)
+                        .setKind(kind).setTxid(txid).setData(ByteString.copyFrom(data)))
+                .build());
+    }
+
+    /** With {@code local}, the task's newest own state; else the newest complete checkpoint's and a newer prepared one. */
+    public Loaded load(int task, String namespace, boolean local) {
+        long id = nextId.getAndIncrement();
+        return new Loaded(call(id, "loading the state of " + namespace, InstanceToStreamManager.newBuilder()
+                .setStateLoad(StateLoad.newBuilder().setRequestId(id).setTaskId(task).setNamespace(namespace)
+                        .setLocal(local))
+                .build()));
+    }
+
+    /** Checkpoint {@code txid} was committed by every task: the stream manager writes its marker. */
+    public void complete(long txid) {
+        long id = nextId.getAndIncrement();
+        call(id, "completing checkpoint " + txid, InstanceToStreamManager.newBuilder()
+                .setCheckpointComplete(CheckpointComplete.newBuilder().setRequestId(id).setTxid(txid))
+                .build());
+    }
+
+    private StateReply call(long id, String what, InstanceToStreamManager request) {
+        CompletableFuture<StateReply> reply = new CompletableFuture<>();
+        pending.put(id, reply);
+        try {
+            if (!sink.sendState(request)) {
+                throw new StateException(what + " failed: not connected to the stream manager");
+            }
+            StateReply r = reply.get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            if (!r.getError().isEmpty()) {
+                throw new StateException(what + " failed: " + r.getError());
+            }
+            return r;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StateException(what + " was interrupted", e);
+        } catch (ExecutionException e) {
+            throw new StateException(what + " failed: " + e.getCause().getMessage(), e.getCause());
+        } catch (TimeoutException e) {
+            throw new StateException(what + " got no answer from the stream manager within " + TIMEOUT_SECONDS + " s");
+        } finally {
+            pending.remove(id);
+        }
+    }
+
+    /** On the reader thread: a reply arrived. */
+    void deliver(StateReply reply) {
+        CompletableFuture<StateReply> waiting = pending.get(reply.getRequestId());
+        if (waiting != null) {
+            waiting.complete(reply);
+        }
+    }
+
+    /** The connection is gone: requests waiting for it fail now. */
+    void connectionLost() {
+        for (CompletableFuture<StateReply> waiting : pending.values()) {
+            waiting.completeExceptionally(new StateException("the connection to the stream manager was lost"));
+        }
+    }
+}
