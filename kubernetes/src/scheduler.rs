@@ -71,15 +71,7 @@ impl KubernetesScheduler {
             )
         })?;
         let secret = objects::secret(&t.name, &self.settings, files);
-        let built = objects::build(
-            &TopologyInput {
-                name: &t.name,
-                plan: &t.plan,
-                jvm_overhead_mb: t.settings.jvm_overhead_mb,
-                zookeeper: &self.zookeeper,
-            },
-            &self.settings,
-        );
+        let built = self.objects(t);
         let ns = &self.settings.namespace;
         let base = objects::object_base(&t.name);
         let Some(client) = &self.client else {
@@ -102,8 +94,9 @@ impl KubernetesScheduler {
         ))
     }
 
-    async fn rebalance_topology(&self, t: &ClusterLaunch) -> Result<String, ClusterSchedulerError> {
-        let built = objects::build(
+    /// The topology's objects (the Secret apart) for `t`'s plan.
+    fn objects(&self, t: &ClusterLaunch) -> objects::TopologyObjects {
+        objects::build(
             &TopologyInput {
                 name: &t.name,
                 plan: &t.plan,
@@ -111,12 +104,17 @@ impl KubernetesScheduler {
                 zookeeper: &self.zookeeper,
             },
             &self.settings,
-        );
+        )
+    }
+
+    async fn rebalance_topology(&self, t: &ClusterLaunch) -> Result<String, ClusterSchedulerError> {
+        let built = self.objects(t);
         let ns = &self.settings.namespace;
         let base = objects::object_base(&t.name);
         let Some(client) = &self.client else {
             return Ok(format!(
-                "No Kubernetes object was changed ({} is false): scale StatefulSet {base} in                  namespace {ns} to {} replicas and restart its pods.",
+                "No Kubernetes object was changed ({} is false): scale StatefulSet {base} in \
+                 namespace {ns} to {} replicas and restart its pods.",
                 crate::settings::CREATE,
                 t.plan.containers.len()
             ));
@@ -124,7 +122,8 @@ impl KubernetesScheduler {
         let replicas = client::rebalance(client, ns, &built, &plan_digest(&t.plan)).await?;
         tracing::info!(topology = %t.id, namespace = %ns, replicas, "Containers' StatefulSet rebalanced.");
         Ok(format!(
-            "StatefulSet {base} in namespace {ns} now has {replicas} replicas with the new plan's              resources; its pods restart on the new plan."
+            "StatefulSet {base} in namespace {ns} now has {replicas} replicas with the new plan's \
+             resources; its pods restart on the new plan."
         ))
     }
 
