@@ -176,12 +176,7 @@ impl Checkpoints {
         txid: i64,
         data: &[u8],
     ) -> Result<(), StoreError> {
-        let key = self.task_key(Kind::Prepared, txid, task, namespace);
-        self.put_record(
-            &key,
-            &self.record(Kind::Prepared, txid, task, namespace, data),
-        )
-        .map(drop)
+        self.save(Kind::Prepared, task, namespace, txid, data)
     }
 
     /// Stores a task's state committed at COMMIT of `txid`.
@@ -192,12 +187,21 @@ impl Checkpoints {
         txid: i64,
         data: &[u8],
     ) -> Result<(), StoreError> {
-        let key = self.task_key(Kind::Committed, txid, task, namespace);
-        self.put_record(
-            &key,
-            &self.record(Kind::Committed, txid, task, namespace, data),
-        )
-        .map(drop)
+        self.save(Kind::Committed, task, namespace, txid, data)
+    }
+
+    /// Stores a task's `kind` state of `txid` under its key.
+    fn save(
+        &self,
+        kind: Kind,
+        task: i32,
+        namespace: &str,
+        txid: i64,
+        data: &[u8],
+    ) -> Result<(), StoreError> {
+        let key = self.task_key(kind, txid, task, namespace);
+        self.put_record(&key, &self.record(kind, txid, task, namespace, data))
+            .map(drop)
     }
 
     /// Writes the marker of `txid` listing its committed files (every stateful

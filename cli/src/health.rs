@@ -18,7 +18,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context as _;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{Semaphore, watch};
 
@@ -107,22 +107,9 @@ fn response(path: &str, ready: bool) -> (&'static str, &'static str) {
 }
 
 async fn answer(mut stream: TcpStream, ready: bool) -> std::io::Result<()> {
-    let mut buf = Vec::with_capacity(512);
-    let mut chunk = [0u8; 512];
-    while !buf.windows(4).any(|w| w == b"\r\n\r\n") {
-        if buf.len() >= MAX_REQUEST {
-            break;
-        }
-        let n = stream.read(&mut chunk).await?;
-        if n == 0 {
-            break;
-        }
-        buf.extend_from_slice(&chunk[..n]);
-    }
-    let text = String::from_utf8_lossy(&buf);
-    let mut words = text.lines().next().unwrap_or("").split_whitespace();
-    let (status, body) = match (words.next(), words.next()) {
-        (Some("GET" | "HEAD"), Some(target)) => {
+    let line = egret_metrics::http::read_request_line(&mut stream, MAX_REQUEST).await?;
+    let (status, body) = match line.as_ref().map(|(m, t)| (m.as_str(), t.as_str())) {
+        Some(("GET" | "HEAD", target)) => {
             response(target.split('?').next().unwrap_or(target), ready)
         }
         _ => ("400 Bad Request", "bad request\n"),
@@ -139,6 +126,7 @@ async fn answer(mut stream: TcpStream, ready: bool) -> std::io::Result<()> {
 mod tests {
     #![allow(clippy::unwrap_used, reason = "test code")]
     use super::*;
+    use tokio::io::AsyncReadExt as _;
 
     async fn get(addr: SocketAddr, path: &str) -> String {
         let mut s = TcpStream::connect(addr).await.unwrap();

@@ -64,11 +64,18 @@ pub async fn serve(
     Ok((local, task))
 }
 
-async fn answer(mut stream: TcpStream, manager: &MetricsManager) -> std::io::Result<()> {
+/// Reads a request's head (up to its blank line, the peer's end, or `max`
+/// bytes) and returns its method and target: the one parse both of a
+/// process's small endpoints (this one and the roles' health endpoint)
+/// need. `None` for a request line without both.
+pub async fn read_request_line(
+    stream: &mut TcpStream,
+    max: usize,
+) -> std::io::Result<Option<(String, String)>> {
     let mut buf = Vec::with_capacity(512);
     let mut chunk = [0u8; 512];
     while !buf.windows(4).any(|w| w == b"\r\n\r\n") {
-        if buf.len() >= MAX_REQUEST {
+        if buf.len() >= max {
             break;
         }
         let n = stream.read(&mut chunk).await?;
@@ -79,8 +86,16 @@ async fn answer(mut stream: TcpStream, manager: &MetricsManager) -> std::io::Res
     }
     let text = String::from_utf8_lossy(&buf);
     let mut words = text.lines().next().unwrap_or("").split_whitespace();
-    let (status, content_type, body) = match (words.next(), words.next()) {
-        (Some(method @ ("GET" | "HEAD")), Some(target))
+    Ok(match (words.next(), words.next()) {
+        (Some(method), Some(target)) => Some((method.to_owned(), target.to_owned())),
+        _ => None,
+    })
+}
+
+async fn answer(mut stream: TcpStream, manager: &MetricsManager) -> std::io::Result<()> {
+    let line = read_request_line(&mut stream, MAX_REQUEST).await?;
+    let (status, content_type, body) = match line.as_ref().map(|(m, t)| (m.as_str(), t.as_str())) {
+        Some((method @ ("GET" | "HEAD"), target))
             if target.split('?').next() == Some("/metrics") =>
         {
             let body = manager.render_prometheus();
@@ -91,7 +106,7 @@ async fn answer(mut stream: TcpStream, manager: &MetricsManager) -> std::io::Res
             };
             ("200 OK", CONTENT_TYPE, body)
         }
-        (Some("GET" | "HEAD"), Some(_)) => ("404 Not Found", "text/plain", "not found\n".into()),
+        Some(("GET" | "HEAD", _)) => ("404 Not Found", "text/plain", "not found\n".into()),
         _ => ("400 Bad Request", "text/plain", "bad request\n".into()),
     };
     let head = format!(

@@ -338,10 +338,14 @@ async fn operate(
     }
 }
 
+/// A path's `:wait` segment: whole seconds.
+fn wait_secs(wait: &str) -> Result<u32, UiError> {
+    wait.parse()
+        .map_err(|_| UiError::BadRequest(format!("wait time '{wait}' is not a number of seconds")))
+}
+
 fn kill_request(wait: &str) -> Result<client_request::Request, UiError> {
-    let wait_secs: u32 = wait.parse().map_err(|_| {
-        UiError::BadRequest(format!("wait time '{wait}' is not a number of seconds"))
-    })?;
+    let wait_secs = wait_secs(wait)?;
     Ok(client_request::Request::DetachedKill(DetachedKillRequest {
         wait_secs,
         wait_message_timeout: false,
@@ -415,13 +419,11 @@ struct RebalanceOptions {
 /// executors than tasks, a plan that does not pack: 400 naming it), as
 /// `egret rebalance` checks it, so a refused call changes nothing.
 fn rebalance_request(
-    dir: &egret_state_manager::TopologyDir,
+    topology: &egret_proto::v1::Topology,
     wait: &str,
     body: &[u8],
-) -> Result<(RebalanceRequest, u32), UiError> {
-    let wait_secs: u32 = wait.parse().map_err(|_| {
-        UiError::BadRequest(format!("wait time '{wait}' is not a number of seconds"))
-    })?;
+) -> Result<RebalanceRequest, UiError> {
+    let wait_secs = wait_secs(wait)?;
     let body: RebalanceBody = if body.iter().all(u8::is_ascii_whitespace) {
         RebalanceBody::default()
     } else {
@@ -440,8 +442,7 @@ fn rebalance_request(
         .collect();
     let changes = egret_scheduler::rebalance::Changes::parse(options.num_workers, &executors)
         .map_err(|e| UiError::BadRequest(e.to_string()))?;
-    let topology = dir.read_topology().map_err(UiError::state)?;
-    egret_scheduler::rebalance::rebalance(&topology, &changes)
+    egret_scheduler::rebalance::rebalance(topology, &changes)
         .map_err(|e| UiError::BadRequest(e.to_string()))?;
     let request = RebalanceRequest {
         wait_secs,
@@ -453,7 +454,7 @@ fn rebalance_request(
         },
         executors: changes.executors.into_iter().collect(),
     };
-    Ok((request, wait_secs))
+    Ok(request)
 }
 
 /// `POST /api/v1/topology/:id/rebalance/:wait-time` (Storm UI's) and
@@ -471,13 +472,14 @@ async fn storm_rebalance(
     }
     let result = async {
         let (name, dir) = view::find(&s.cluster, &id)?;
-        let (request, wait_secs) = rebalance_request(&dir, &wait, &body)?;
-        let topology_id = dir.read_topology().map_err(UiError::state)?.id;
+        let topology = dir.read_topology().map_err(UiError::state)?;
+        let request = rebalance_request(&topology, &wait, &body)?;
         // The master answers after the wait.
-        let timeout = std::time::Duration::from_secs(u64::from(wait_secs)) + MASTER_TIMEOUT * 6;
+        let timeout =
+            std::time::Duration::from_secs(u64::from(request.wait_secs)) + MASTER_TIMEOUT * 6;
         view::ask(&dir, client_request::Request::Rebalance(request), timeout).await?;
         info!(topology = %name, operation = "rebalance", "Done on request of the UI's API.");
-        Ok::<_, UiError>(topology_id)
+        Ok::<_, UiError>(topology.id)
     }
     .await;
     match result {
