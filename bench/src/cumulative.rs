@@ -117,6 +117,14 @@ impl Snapshot {
     pub fn is_empty(&self) -> bool {
         self.tasks.is_empty()
     }
+
+    /// Whether tuples go through: a spout task has had an ack, or a sink
+    /// task has executed a tuple (acking off).
+    pub fn flowing(&self) -> bool {
+        self.tasks
+            .values()
+            .any(|t| (t.spout && t.acked > 0) || (t.sink && t.executed > 0))
+    }
 }
 
 /// What happened between two snapshots, summed over tasks.

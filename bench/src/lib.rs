@@ -9,14 +9,26 @@
 //!   through `topology.auto.task.hooks` on both systems) writes per task;
 //! - [`cluster`]: real Storm as ZooKeeper, Nimbus, a Supervisor and its
 //!   workers on loopback (`--storm-mode cluster`);
-//! - [`runner`]: one measured run (spawn, wait for the first task, warm up,
+//! - [`runner`]: one measured run (spawn, wait for the first tuple, warm up,
 //!   measure, stop the whole tree);
 //! - [`plan`]: the command lines of each system and the alternation of rounds;
 //! - [`report`]: the terminal table, the Markdown report and the SVG chart;
 //! - [`kafka`]: the Kafka broker of `--workload kafka` (also the connector
 //!   tests'), and records/s from its topic's end offsets;
+//! - [`profile`]: `--profile`, a flame graph of Egret's stream managers
+//!   (`perf`, `inferno`) and a JFR recording of its busiest instance JVM,
+//!   over the measured window;
+//! - [`rate`]: `--rate`, the fixed-rate workload (`dev.egret.bench.RateTopology`)
+//!   at each offered rate: latency percentiles and CPU per tuple, per system;
 //! - [`sinks`]: `--graphite-sinks`, Egret with a stalled and a dead Graphite
 //!   sink (system `egret-sinks`) beside plain Egret;
+//! - [`batching`]: system `egret-timer`, Egret with adaptive batching off
+//!   (the flush timer only), to compare with `egret`;
+//! - [`bridges`]: `--bridge socket,jni`, Egret with each bridge (system
+//!   `egret-jni` for the JNI bridge);
+//! - [`guarantees`]: `--guarantees`, the bench's stateful workload under
+//!   at-least-once and effectively once at three checkpoint intervals, with
+//!   the recovery time after a `kill -9` of a stateful bolt's JVM;
 //! - [`tls_cost`]: `--tls-cost`, the same framed batches over a TLS and a
 //!   plain loopback link, compared (no Storm, no topology).
 //!
@@ -24,12 +36,17 @@
 //! sampler, same window rule: cumulative figures at warm-up end subtracted from
 //! those at run end); a run never leaves a process behind, even on error.
 
+pub mod batching;
+pub mod bridges;
 pub mod cluster;
 pub mod cumulative;
+pub mod guarantees;
 pub mod histogram;
 pub mod kafka;
 pub mod plan;
 pub mod procs;
+pub mod profile;
+pub mod rate;
 pub mod report;
 pub mod runner;
 pub mod sinks;

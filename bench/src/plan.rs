@@ -50,6 +50,9 @@ pub enum Workload {
     /// connector topologies' jar against a broker the bench starts
     /// ([`crate::kafka`]); its main arguments are per run.
     Kafka,
+    /// `--rate`: the bench's own fixed-rate topology
+    /// ([`crate::rate::MAIN`], in the hook jar), its rate per run.
+    Rate,
     /// `--jar`, `--main` and the arguments after `--`.
     Custom,
 }
@@ -61,6 +64,7 @@ impl Workload {
             "const-id-null" => Some(Workload::ConstIdNull),
             "wordcount" => Some(Workload::WordCount),
             "kafka" => Some(Workload::Kafka),
+            "rate" => Some(Workload::Rate),
             "custom" => Some(Workload::Custom),
             _ => None,
         }
@@ -72,6 +76,7 @@ impl Workload {
             Workload::ConstIdNull => "const-id-null",
             Workload::WordCount => "wordcount",
             Workload::Kafka => "kafka",
+            Workload::Rate => "rate",
             Workload::Custom => "custom",
         }
     }
@@ -83,6 +88,7 @@ impl Workload {
             Workload::ConstIdNull => Some("org.apache.storm.perf.ConstSpoutIdBoltNullBoltTopo"),
             Workload::WordCount => Some("org.apache.storm.perf.FileReadWordCountTopo"),
             Workload::Kafka => Some(crate::kafka::WORDCOUNT_MAIN),
+            Workload::Rate => Some(crate::rate::MAIN),
             Workload::Custom => None,
         }
     }
@@ -95,7 +101,7 @@ impl Workload {
             Workload::ConstNull | Workload::ConstIdNull | Workload::WordCount => {
                 Some(storm.join("storm-perf/2.6.0/storm-perf-2.6.0.jar"))
             }
-            Workload::Kafka | Workload::Custom => None,
+            Workload::Kafka | Workload::Rate | Workload::Custom => None,
         }
     }
 
@@ -112,8 +118,8 @@ impl Workload {
             Workload::WordCount => {
                 vec![run_time, words.with_extension("yaml").display().to_string()]
             }
-            // Per run: crate::kafka::run_args.
-            Workload::Kafka | Workload::Custom => Vec::new(),
+            // Per run: crate::kafka::run_args, crate::rate::main_args.
+            Workload::Kafka | Workload::Rate | Workload::Custom => Vec::new(),
         }
     }
 }
@@ -483,6 +489,11 @@ mod tests {
             Some("dev.egret.connectors.KafkaWordCountTopology")
         );
         assert_eq!(Workload::Kafka.default_jar(Path::new("/m2")), None);
+        assert_eq!(Workload::parse("rate"), Some(Workload::Rate));
+        assert_eq!(
+            Workload::Rate.main_class(),
+            Some("dev.egret.bench.RateTopology")
+        );
         assert_eq!(
             Workload::ConstNull.default_args(Duration::from_secs(40), Path::new("/w")),
             vec!["3640"]

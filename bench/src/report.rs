@@ -151,11 +151,20 @@ fn rows(results: &[RunResult], summaries: &[Summary]) -> Vec<[String; 8]> {
 /// The terminal table: one row per run, then one median row per system.
 pub fn table(results: &[RunResult]) -> String {
     let summaries = summarize(results);
-    let rows = rows(results, &summaries);
-    let mut widths: Vec<usize> = HEADER.iter().map(|h| h.len()).collect();
-    for row in &rows {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.len());
+    render_table(&HEADER, &rows(results, &summaries), |i| i < 2 || i == 3)
+}
+
+/// A terminal table: the header, a rule, the rows; columns as wide as their
+/// widest cell, left-aligned where `left(column)`, else right-aligned.
+pub(crate) fn render_table<R: AsRef<[String]>>(
+    header: &[&str],
+    rows: &[R],
+    left: impl Fn(usize) -> bool,
+) -> String {
+    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for row in rows {
+        for (w, cell) in widths.iter_mut().zip(row.as_ref()) {
+            *w = (*w).max(cell.chars().count());
         }
     }
     let mut out = String::new();
@@ -165,22 +174,27 @@ pub fn table(results: &[RunResult]) -> String {
             .zip(&widths)
             .enumerate()
             .map(|(i, (c, w))| {
-                if i < 2 || i == 3 {
-                    format!("{c:<w$}")
+                // Padding by characters, not bytes (µ is two bytes).
+                let pad = w.saturating_sub(c.chars().count());
+                if left(i) {
+                    format!("{c}{}", " ".repeat(pad))
                 } else {
-                    format!("{c:>w$}")
+                    format!("{}{c}", " ".repeat(pad))
                 }
             })
             .collect();
         let _ = writeln!(out, "{}", text.join("  ").trim_end());
     };
-    line(&HEADER.map(str::to_owned), &mut out);
+    line(
+        &header.iter().map(|h| (*h).to_owned()).collect::<Vec<_>>(),
+        &mut out,
+    );
     line(
         &widths.iter().map(|w| "-".repeat(*w)).collect::<Vec<_>>(),
         &mut out,
     );
-    for row in &rows {
-        line(row, &mut out);
+    for row in rows {
+        line(row.as_ref(), &mut out);
     }
     out
 }
@@ -226,7 +240,7 @@ pub fn markdown(meta: &Meta, results: &[RunResult]) -> String {
     out
 }
 
-fn escape(text: &str) -> String {
+pub(crate) fn escape(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
@@ -351,6 +365,7 @@ mod tests {
             throughput: tput,
             p50_ms: p99.map(|p| p / 2),
             p99_ms: p99,
+            p999_ms: p99,
             cpu_secs: 12.5,
             cpu_total_secs: 20.0,
             peak_rss_bytes: rss_mib * 1024 * 1024,

@@ -6,9 +6,14 @@
 //!   output to a log file; the whole tree (every member [`TreeAccount`] saw,
 //!   and the root's group) is SIGKILLed once the root has had `stop_grace` to
 //!   end after SIGTERM, on every path out of [`run_measured`], error or not;
-//! - the window starts `warmup` after the first hook file appears and lasts
-//!   `duration`; throughput and latency are differences of the hook files
-//!   between those two moments, CPU the difference of the tree's CPU;
+//! - the warm-up starts once tuples go through (a spout task's first ack or a
+//!   sink task's first execute, [`Snapshot::flowing`]), or, when tasks have
+//!   reported but none has yet, `startup_timeout` after the spawn; the window
+//!   starts `warmup` later and lasts `duration`. (A spout that takes long to
+//!   open, such as a Kafka consumer joining its group on a loaded machine,
+//!   would otherwise have a window with nothing in it.) Throughput and
+//!   latency are differences of the hook files between those two moments, CPU
+//!   the difference of the tree's CPU;
 //! - when no task reports within `startup_timeout` (a system without auto task
 //!   hooks), the run goes on unmeasured by the hook: the window then starts
 //!   `warmup` after that timeout, and only processes are measured.
@@ -89,6 +94,7 @@ pub struct RunResult {
     pub throughput: Option<f64>,
     pub p50_ms: Option<u64>,
     pub p99_ms: Option<u64>,
+    pub p999_ms: Option<u64>,
     /// CPU seconds of the tree during the window.
     pub cpu_secs: f64,
     /// CPU seconds of the tree over the whole run (startup included).
@@ -131,6 +137,7 @@ impl RunResult {
             throughput: hook_reported.then(|| count as f64 / secs),
             p50_ms: w.latencies.quantile(0.50),
             p99_ms: w.latencies.quantile(0.99),
+            p999_ms: w.latencies.quantile(0.999),
             cpu_secs,
             cpu_total_secs: account.cpu_seconds(),
             peak_rss_bytes: account.peak_rss_bytes(),
@@ -223,11 +230,35 @@ fn unix_ms() -> u64 {
         .unwrap_or(0)
 }
 
+/// Told when a run's measured window starts (with the run's live processes)
+/// and when it ends, before the run is stopped (`--profile` records then).
+pub trait WindowObserver {
+    fn window_started(&mut self, live_pids: &[i32]);
+    fn window_ended(&mut self);
+}
+
+struct Unobserved;
+
+impl WindowObserver for Unobserved {
+    fn window_started(&mut self, _: &[i32]) {}
+    fn window_ended(&mut self) {}
+}
+
 /// [`run_measured`], also returning the window's wall-clock times.
 pub fn run_measured_window(
     launch: &Launch,
     timing: &Timing,
     round: u32,
+) -> Result<(RunResult, WindowTimes), BenchError> {
+    run_observed(launch, timing, round, &mut Unobserved)
+}
+
+/// [`run_measured_window`], telling `observer` when the window starts and ends.
+pub fn run_observed(
+    launch: &Launch,
+    timing: &Timing,
+    round: u32,
+    observer: &mut dyn WindowObserver,
 ) -> Result<(RunResult, WindowTimes), BenchError> {
     if launch.output_dir.exists() {
         std::fs::remove_dir_all(&launch.output_dir)
@@ -267,7 +298,8 @@ pub fn run_measured_window(
     };
 
     let spawned = Instant::now();
-    let mut first_report: Option<Instant> = None;
+    // When the warm-up started: tuples flowing, or the startup timeout.
+    let mut warming: Option<Instant> = None;
     let mut hook_seen = false;
     let mut start: Option<(Instant, Snapshot, f64)> = None;
     let mut times = WindowTimes {
@@ -286,33 +318,47 @@ pub fn run_measured_window(
             });
         }
         let now = Instant::now();
-        if first_report.is_none() {
-            if !Snapshot::read(&launch.output_dir)?.is_empty() {
+        if warming.is_none() {
+            let snap = Snapshot::read(&launch.output_dir)?;
+            if !hook_seen && !snap.is_empty() {
                 hook_seen = true;
-                first_report = Some(now);
-                tracing::info!(system = %launch.system, after = ?now - spawned, "The first task reported; warming up.");
+                tracing::info!(system = %launch.system, after = ?now - spawned, "The first task reported.");
+            }
+            if snap.flowing() {
+                warming = Some(now);
+                tracing::info!(system = %launch.system, after = ?now - spawned, "The first tuple went through; warming up.");
             } else if now - spawned >= timing.startup_timeout {
-                first_report = Some(now);
-                tracing::warn!(
-                    system = %launch.system,
-                    timeout = ?timing.startup_timeout,
-                    "No task reported through the hook (topology.auto.task.hooks); measuring the processes only."
-                );
+                warming = Some(now);
+                if hook_seen {
+                    tracing::warn!(
+                        system = %launch.system,
+                        timeout = ?timing.startup_timeout,
+                        "Tasks reported but no tuple was acked at a spout or executed at a sink; warming up anyway."
+                    );
+                } else {
+                    tracing::warn!(
+                        system = %launch.system,
+                        timeout = ?timing.startup_timeout,
+                        "No task reported through the hook (topology.auto.task.hooks); measuring the processes only."
+                    );
+                }
             }
         }
-        if let Some(first) = first_report {
+        if let Some(first) = warming {
             match &start {
                 None if now - first >= timing.warmup => {
                     times.start_unix_ms = unix_ms();
                     let snap = Snapshot::read(&launch.output_dir)?;
                     hook_seen |= !snap.is_empty();
                     start = Some((now, snap, sample.cpu_seconds));
+                    observer.window_started(&running.account.live_pids());
                 }
                 Some((began, snap, cpu)) if now - *began >= timing.duration => {
                     times.end_unix_ms = unix_ms();
                     let end = Snapshot::read(&launch.output_dir)?;
                     hook_seen |= !end.is_empty();
                     let window = hook_seen.then(|| Window::between(snap, &end));
+                    observer.window_ended();
                     break (
                         window,
                         (now - *began).as_secs_f64(),
@@ -361,17 +407,26 @@ mod tests {
         )
     }
 
+    /// A hook file whose counts are the shell variable `$n`.
+    fn counting_hook_file() -> String {
+        hook_file(0, "3:0")
+            .replace("acked 0", "acked $n")
+            .replace("latency_count 0", "latency_count $n")
+            .replace("3:0", "3:$n")
+    }
+
+    /// Shell that replaces the task's hook file with `text` at once (as the hook does).
+    fn write_hook(text: &str) -> String {
+        format!("printf \"{text}\" > out/s-1.tmp && mv out/s-1.tmp out/s-1.txt")
+    }
+
     #[test]
     fn measures_a_fake_system_through_its_files_and_stops_the_tree() {
         let tmp = tempfile::tempdir().unwrap();
         // A "system" whose task reports 1000 acks more every 100 ms, with a grandchild.
         let script = format!(
-            "sleep 97.25 & n=0; while true; do n=$((n+1000)); \
-             printf \"{}\" > out/s-1.tmp && mv out/s-1.tmp out/s-1.txt; sleep 0.1; done",
-            hook_file(0, "3:0")
-                .replace("acked 0", "acked $n")
-                .replace("latency_count 0", "latency_count $n")
-                .replace("3:0", "3:$n")
+            "sleep 97.25 & n=0; while true; do n=$((n+1000)); {}; sleep 0.1; done",
+            write_hook(&counting_hook_file())
         );
         let l = launch(tmp.path(), &script);
         let timing = Timing {
@@ -398,6 +453,84 @@ mod tests {
             })
             .count();
         assert_eq!(left, 0, "the grandchild survived");
+    }
+
+    #[derive(Default)]
+    struct Seen {
+        started: Vec<i32>,
+        ended: bool,
+    }
+
+    impl WindowObserver for Seen {
+        fn window_started(&mut self, live_pids: &[i32]) {
+            assert!(!self.ended, "started after the end");
+            self.started = live_pids.to_vec();
+        }
+        fn window_ended(&mut self) {
+            assert!(!self.started.is_empty(), "ended before the start");
+            self.ended = true;
+        }
+    }
+
+    #[test]
+    fn the_observer_is_told_when_the_window_starts_and_ends() {
+        let tmp = tempfile::tempdir().unwrap();
+        let script = format!("{}; sleep 30", write_hook(&hook_file(5, "1:5")));
+        let l = launch(tmp.path(), &script);
+        let timing = Timing {
+            warmup: Duration::from_millis(200),
+            duration: Duration::from_millis(400),
+            startup_timeout: Duration::from_secs(10),
+        };
+        let mut seen = Seen::default();
+        let (r, _) = run_observed(&l, &timing, 1, &mut seen).unwrap();
+        assert!(r.hook_reported);
+        assert!(seen.ended);
+        // The run's shell and its sleep were alive at the window's start.
+        assert!(seen.started.len() >= 2, "{:?}", seen.started);
+    }
+
+    #[test]
+    fn the_warm_up_waits_for_the_first_tuple_not_the_first_report() {
+        let tmp = tempfile::tempdir().unwrap();
+        // The task reports 0 acks for 1.5 s (a spout still opening), then 1000
+        // more every 100 ms. A window started from the first report (0.2 s
+        // warm-up, 0.5 s long) would end before the first ack.
+        let script = format!(
+            "{}; sleep 1.5; n=0; while true; do n=$((n+1000)); {}; sleep 0.1; done",
+            write_hook(&hook_file(0, "3:0")),
+            write_hook(&counting_hook_file())
+        );
+        let l = launch(tmp.path(), &script);
+        let timing = Timing {
+            warmup: Duration::from_millis(200),
+            duration: Duration::from_millis(500),
+            startup_timeout: Duration::from_secs(20),
+        };
+        let r = run_measured(&l, &timing, 1).unwrap();
+        assert!(r.hook_reported);
+        assert_eq!(r.metric, Metric::Acked, "{r:?}");
+        assert!(r.acked >= 2000, "{r:?}");
+    }
+
+    #[test]
+    fn a_report_with_nothing_flowing_warms_up_at_the_startup_timeout() {
+        let tmp = tempfile::tempdir().unwrap();
+        let script = format!("{}; sleep 30", write_hook(&hook_file(0, "3:0")));
+        let l = launch(tmp.path(), &script);
+        let timing = Timing {
+            warmup: Duration::from_millis(100),
+            duration: Duration::from_millis(300),
+            startup_timeout: Duration::from_millis(500),
+        };
+        let started = Instant::now();
+        let r = run_measured(&l, &timing, 1).unwrap();
+        assert!(r.hook_reported);
+        assert_eq!(r.metric, Metric::None, "{r:?}");
+        assert!(
+            started.elapsed() >= Duration::from_millis(900),
+            "did not wait for the timeout"
+        );
     }
 
     #[test]

@@ -59,7 +59,14 @@ pub fn systems(
     ceiling: bool,
     graphite_sinks: bool,
 ) -> Result<Vec<String>, String> {
-    let known = ["storm", "egret", "ceiling", SYSTEM];
+    let known = [
+        "storm",
+        "egret",
+        "ceiling",
+        SYSTEM,
+        crate::bridges::JNI_SYSTEM,
+        crate::batching::TIMER_SYSTEM,
+    ];
     if let Some(bad) = list.iter().find(|s| !known.contains(&s.as_str())) {
         return Err(format!(
             "unknown system '{bad}' in --systems ({})",
@@ -109,9 +116,11 @@ mod tests {
             systems(&list(&["egret-sinks", "egret"]), false, true).unwrap(),
             list(&["egret-sinks", "egret"])
         );
+        let timer = list(&["storm", "egret-timer", "egret"]);
+        assert_eq!(systems(&timer, false, false).unwrap(), timer);
         let err = systems(&list(&["storm", "flink"]), false, false).unwrap_err();
         assert!(
-            err.contains("'flink'") && err.contains("egret-sinks"),
+            err.contains("'flink'") && err.contains("egret-sinks") && err.contains("egret-timer"),
             "{err}"
         );
     }

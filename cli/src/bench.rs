@@ -23,7 +23,9 @@ use egret_bench::runner::{self, Timing};
     egret bench --workload kafka --duration 30 --kafka-records 2000000\n  \
     egret bench --storm-mode cluster --workers 2 --ceiling\n  \
     egret bench --tls-cost --rounds 3\n  \
-    egret bench --systems egret --graphite-sinks --rounds 3\n\n\
+    egret bench --systems egret --graphite-sinks --rounds 3\n  \
+    egret bench --rate 1000,10k,50k --duration 20 --report rate-out\n  \
+    egret bench --guarantees --rounds 2\n\n\
     Global `-c key=value` options are given to every system as topology config. \
     Needs bench/storm-side built (./egret-dev build). Run it as target/release/egret: \
     Egret runs as the egret executable that runs the bench. See docs/bench.md.")]
@@ -32,9 +34,17 @@ pub struct BenchArgs {
     /// (ConstSpoutIdBoltNullBoltTopo, acking on), wordcount (storm-perf
     /// FileReadWordCountTopo), kafka (Kafka in, split and count, Kafka out:
     /// examples-connectors' KafkaWordCountTopology against a broker the bench
-    /// starts), custom (--jar, --main, args after --)
-    #[arg(long, default_value = "const-id-null", value_name = "NAME")]
-    workload: String,
+    /// starts), rate (the bench's fixed-rate topology: see --rate), custom
+    /// (--jar, --main, args after --) [default: const-id-null, or rate with --rate]
+    #[arg(long, value_name = "NAME")]
+    workload: Option<String>,
+    /// Offered rates in tuples/s (5000, 20k, 1m), comma-separated: runs the
+    /// fixed-rate topology (dev.egret.bench.RateTopology, a paced spout acked by
+    /// one bolt) at each rate on every system, and reports p50/p99/p99.9
+    /// complete latency and CPU per tuple per system and rate; args after --
+    /// go to its main (spouts=N, bolts=N)
+    #[arg(long, value_delimiter = ',', value_name = "RATES")]
+    rate: Vec<String>,
     /// The topology jar (default: the workload's)
     #[arg(long, value_name = "JAR")]
     jar: Option<PathBuf>,
@@ -44,7 +54,7 @@ pub struct BenchArgs {
     /// Seconds measured per run (after the warm-up)
     #[arg(long, default_value_t = 30, value_name = "SECS")]
     duration: u64,
-    /// Seconds after the first task reports that are not measured
+    /// Seconds after the first tuple goes through (a spout's first ack, a sink's first execute) that are not measured
     #[arg(long, default_value_t = 10, value_name = "SECS")]
     warmup: u64,
     /// Rounds: Storm, Egret, Storm, Egret...
@@ -53,7 +63,7 @@ pub struct BenchArgs {
     /// topology.workers for both systems (default: what the topology sets)
     #[arg(long, value_name = "N")]
     workers: Option<u32>,
-    /// Which systems to run, in order (storm, egret, ceiling, egret-sinks)
+    /// Which systems to run, in order (storm, egret, ceiling, egret-sinks, egret-jni, egret-timer: Egret with adaptive batching off)
     #[arg(
         long,
         value_delimiter = ',',
@@ -61,9 +71,15 @@ pub struct BenchArgs {
         value_name = "LIST"
     )]
     systems: Vec<String>,
+    /// Egret's bridges to measure, in order (socket: system egret, jni: system egret-jni), in place of egret in --systems
+    #[arg(long, value_delimiter = ',', value_name = "LIST")]
+    bridge: Vec<String>,
     /// Also run Egret with two Graphite sinks, one at a port that accepts and never reads, one at a port nothing listens on (system egret-sinks, after egret): throughput with stalled sinks beside without
     #[arg(long)]
     graphite_sinks: bool,
+    /// Measure the delivery guarantees on Egret alone: the bench's stateful workload (dev.egret.bench.StatefulCountTopology: a replayable spout into a stateful count bolt) as egret-atleast (at-least-once), egret-eo-10s, egret-eo-1s and egret-eo-100ms (effectively once, checkpoints every 10 s, 1 s, 100 ms), in place of --systems; after each window one count bolt JVM is killed (kill -9) and the time until acks are back to half the window's rate is reported; args after -- go to its main (spouts=N, bolts=N, keys=N)
+    #[arg(long)]
+    guarantees: bool,
     /// Also run the no-framework ceiling (the topology's spouts and bolts called directly in one JVM thread)
     #[arg(long)]
     ceiling: bool,
@@ -79,7 +95,7 @@ pub struct BenchArgs {
     /// Where runs keep their logs and hook files [default: a new directory under /tmp]
     #[arg(long, value_name = "DIR")]
     work_dir: Option<PathBuf>,
-    /// Seconds to wait for the first task to report through the hook before measuring processes only
+    /// Seconds to wait for a tuple to go through before warming up anyway (and, if no task reported through the hook, measuring processes only)
     #[arg(long, default_value_t = 120, value_name = "SECS")]
     startup_timeout: u64,
     /// The built bench/storm-side/target directory [default: found from the egret executable]
@@ -88,6 +104,9 @@ pub struct BenchArgs {
     /// Extra JVM flags for Storm's JVM (whitespace-separated)
     #[arg(long, value_name = "FLAGS", allow_hyphen_values = true)]
     storm_jvm_opts: Option<String>,
+    /// Profile Egret over each run's window: a flame graph of its stream managers (Linux perf, DWARF stacks) and a JDK Flight Recorder recording of its busiest instance JVM (jcmd), saved in the run's directory and listed in the report
+    #[arg(long)]
+    profile: bool,
     /// Measure only what TLS costs a topology link: the same framed batches over a TLS and a plain loopback connection, alternating --rounds times (no Storm, no topology)
     #[arg(long)]
     tls_cost: bool,
@@ -114,18 +133,66 @@ pub fn run(args: BenchArgs, conf: Vec<String>, java: String) -> anyhow::Result<(
     if args.tls_cost {
         return tls_cost(&args);
     }
-    let workload = Workload::parse(&args.workload).with_context(|| {
+    let rates = if args.rate.is_empty() {
+        None
+    } else {
+        Some(egret_bench::rate::parse_rates(&args.rate).map_err(anyhow::Error::msg)?)
+    };
+    let workload_name = args.workload.clone().unwrap_or_else(|| {
+        if rates.is_some() {
+            "rate"
+        } else {
+            "const-id-null"
+        }
+        .to_owned()
+    });
+    let workload = Workload::parse(&workload_name).with_context(|| {
         format!(
-            "unknown workload '{}' (const-null, const-id-null, wordcount, kafka, custom)",
-            args.workload
+            "unknown workload '{workload_name}' (const-null, const-id-null, wordcount, kafka, rate, custom)"
         )
     })?;
+    match (workload, &rates) {
+        (Workload::Rate, None) => bail!("--workload rate needs --rate R[,R2...]"),
+        (Workload::Rate, Some(_)) | (_, None) => {}
+        (other, Some(_)) => bail!(
+            "--rate runs the bench's fixed-rate topology; it cannot be combined with --workload {}",
+            other.name()
+        ),
+    }
     if args.duration == 0 || args.rounds == 0 {
         bail!("--duration and --rounds must be at least 1");
     }
-    let systems = egret_bench::sinks::systems(&args.systems, args.ceiling, args.graphite_sinks)
-        .map_err(anyhow::Error::msg)?;
+    if args.guarantees
+        && (rates.is_some()
+            || args.workload.is_some()
+            || args.jar.is_some()
+            || args.main_class.is_some()
+            || args.graphite_sinks
+            || args.ceiling
+            || args.profile
+            || !args.bridge.is_empty())
+    {
+        bail!(
+            "--guarantees runs its own workload and systems on Egret: it cannot be combined with --rate, --workload, --jar, --main, --graphite-sinks, --ceiling, --profile or --bridge"
+        );
+    }
+    let systems = if args.guarantees {
+        egret_bench::guarantees::modes()
+            .iter()
+            .map(|m| m.system.to_owned())
+            .collect()
+    } else {
+        let systems = egret_bench::sinks::systems(&args.systems, args.ceiling, args.graphite_sinks)
+            .map_err(anyhow::Error::msg)?;
+        egret_bench::bridges::apply(systems, &args.bridge).map_err(anyhow::Error::msg)?
+    };
     let systems: Vec<&str> = systems.iter().map(String::as_str).collect();
+    let workload_name = if args.guarantees {
+        "guarantees (stateful count)"
+    } else {
+        workload.name()
+    };
+    let jni_options = egret_bench::bridges::options();
     // `egret-sinks`: a port that accepts and never reads and one nothing
     // listens on, for the whole bench.
     let sink_options = if systems.contains(&egret_bench::sinks::SYSTEM) {
@@ -199,6 +266,7 @@ pub fn run(args: BenchArgs, conf: Vec<String>, java: String) -> anyhow::Result<(
     let work_dir = absolute(&work_dir)?;
 
     let jar = match (&args.jar, workload.default_jar(&m2_repository())) {
+        _ if args.guarantees => hook_jar.clone(),
         (Some(jar), _) => jar.clone(),
         (None, Some(jar)) => std::env::var_os("EGRET_STORM_PERF_JAR")
             .map(PathBuf::from)
@@ -211,19 +279,22 @@ pub fn run(args: BenchArgs, conf: Vec<String>, java: String) -> anyhow::Result<(
                 )
             })?
         }
+        (None, None) if workload == Workload::Rate => hook_jar.clone(),
         (None, None) => bail!("--workload custom needs --jar"),
     };
     let jar =
         absolute(&jar).with_context(|| format!("the jar {} does not exist", jar.display()))?;
     let main_class = match (&args.main_class, workload.main_class()) {
+        _ if args.guarantees => egret_bench::guarantees::MAIN_CLASS.to_owned(),
         (Some(m), _) => m.clone(),
         (None, Some(m)) => m.to_owned(),
         (None, None) => bail!("--workload custom needs --main"),
     };
     let warmup = Duration::from_secs(args.warmup);
     let duration = Duration::from_secs(args.duration);
-    let main_args = if workload == Workload::Kafka {
-        // Replaced per run (kafka::run_args), the user's last.
+    let main_args = if workload == Workload::Kafka || workload == Workload::Rate || args.guarantees
+    {
+        // Replaced per run (kafka::run_args, rate::main_args), the user's last.
         args.args.clone()
     } else if args.args.is_empty() {
         let words = work_dir.join("words.txt");
@@ -264,7 +335,7 @@ pub fn run(args: BenchArgs, conf: Vec<String>, java: String) -> anyhow::Result<(
     };
     println!(
         "egret bench: {} ({} {}), {} s warm-up + {} s per run, {} round(s) of {}; egret: {}; work dir {}",
-        workload.name(),
+        workload_name,
         jar.display(),
         main_class,
         args.warmup,
@@ -300,8 +371,20 @@ pub fn run(args: BenchArgs, conf: Vec<String>, java: String) -> anyhow::Result<(
     };
     let mut kafka_figures: Vec<(String, u32, kafka::RunFigures)> = Vec::new();
     let mut results = Vec::new();
+    let mut rate_points: Vec<egret_bench::rate::RatePoint> = Vec::new();
+    let mut recoveries: Vec<(String, u32, Result<f64, String>)> = Vec::new();
+    let mut profiles: Vec<(String, u32, Option<u64>, egret_bench::profile::Profile)> = Vec::new();
     let mut failures = Vec::new();
-    for (system, round) in plan::schedule(&systems, args.rounds) {
+    // Without --rate, one pass; with it, one pass per rate, each in its own directory.
+    let passes: Vec<Option<u64>> = match &rates {
+        Some(rates) => rates.iter().copied().map(Some).collect(),
+        None => vec![None],
+    };
+    for (rate, (system, round)) in passes.iter().flat_map(|rate| {
+        plan::schedule(&systems, args.rounds)
+            .into_iter()
+            .map(move |run| (*rate, run))
+    }) {
         let kafka_run = match &kafka_session {
             Some(session) => match session.begin_run(&system, round, &args.args) {
                 Ok(run) => Some(run),
@@ -316,6 +399,10 @@ pub fn run(args: BenchArgs, conf: Vec<String>, java: String) -> anyhow::Result<(
         let mut plan = plan.clone();
         if let Some(run) = &kafka_run {
             plan.main_args = run.args.clone();
+        }
+        if let Some(rate) = rate {
+            plan.main_args = egret_bench::rate::main_args(rate, &args.args);
+            plan.work_dir = work_dir.join(format!("rate-{rate}"));
         }
         let launch = match system.as_str() {
             "storm" if args.storm_mode == "cluster" => {
@@ -335,10 +422,54 @@ pub fn run(args: BenchArgs, conf: Vec<String>, java: String) -> anyhow::Result<(
                 round,
                 sink_options.as_ref().map_or(&[][..], |(_, o)| o),
             ),
-            _ => plan.egret(round),
+            egret_bench::bridges::JNI_SYSTEM => {
+                plan.egret_as(egret_bench::bridges::JNI_SYSTEM, round, &jni_options)
+            }
+            egret_bench::batching::TIMER_SYSTEM => plan.egret_as(
+                egret_bench::batching::TIMER_SYSTEM,
+                round,
+                &egret_bench::batching::options(),
+            ),
+            other => match egret_bench::guarantees::find(other) {
+                Some(mode) => plan.egret_as(mode.system, round, &mode.options),
+                None => plan.egret(round),
+            },
         };
-        println!("round {round}: {system} ...");
-        let measured = runner::run_measured_window(&launch, &timing, round);
+        match rate {
+            Some(rate) => println!("rate {rate}/s, round {round}: {system} ..."),
+            None => println!("round {round}: {system} ..."),
+        }
+        let mut profiler = Profiler {
+            enabled: args.profile && system.starts_with("egret"),
+            dir: launch.cwd.clone(),
+            jcmd: egret_bench::profile::jcmd_beside(&plan.java),
+            title: format!("{system} stream managers, {} round {round}", workload_name),
+            recorders: None,
+            profile: None,
+        };
+        let measured = if args.guarantees {
+            let mut probe = egret_bench::guarantees::RecoveryProbe::new(launch.output_dir.clone());
+            let measured = runner::run_observed(&launch, &timing, round, &mut probe);
+            if let Some(recovery) = probe.recovery.take() {
+                match &recovery {
+                    Ok(secs) => println!("  {system}: recovered {secs:.1} s after kill -9"),
+                    Err(e) => println!("  {system}: recovery not measured: {e}"),
+                }
+                recoveries.push((system.clone(), round, recovery));
+            }
+            measured
+        } else {
+            runner::run_observed(&launch, &timing, round, &mut profiler)
+        };
+        if let Some(profile) = profiler.profile.take() {
+            for path in profile.flamegraph.iter().chain(&profile.jfr) {
+                println!("  {system}: profile {}", path.display());
+            }
+            for note in &profile.notes {
+                println!("  {system}: profile: {note}");
+            }
+            profiles.push((system.clone(), round, rate, profile));
+        }
         if let (Some(session), Some(run)) = (&kafka_session, kafka_run) {
             let (start, end) = match &measured {
                 Ok((_, times)) => (times.start_unix_ms, times.end_unix_ms),
@@ -363,6 +494,12 @@ pub fn run(args: BenchArgs, conf: Vec<String>, java: String) -> anyhow::Result<(
                         "  {system}: no task reported through topology.auto.task.hooks; only CPU and memory were measured"
                     );
                 }
+                if let Some(rate) = rate {
+                    rate_points.push(egret_bench::rate::RatePoint {
+                        rate,
+                        result: r.clone(),
+                    });
+                }
                 results.push(r);
             }
             Err(e) => {
@@ -372,14 +509,24 @@ pub fn run(args: BenchArgs, conf: Vec<String>, java: String) -> anyhow::Result<(
         }
     }
     println!();
-    print!("{}", report::table(&results));
+    if args.guarantees {
+        for mode in egret_bench::guarantees::modes() {
+            println!("{}: {}", mode.system, mode.what);
+        }
+        println!("{}", egret_bench::guarantees::table(&recoveries));
+    }
+    if rates.is_some() {
+        print!("{}", egret_bench::rate::table(&rate_points));
+    } else {
+        print!("{}", report::table(&results));
+    }
     if kafka_session.is_some() {
         println!("\nKafka output records/s (the output topic's end offsets over each window):");
         print!("{}", kafka_table(&kafka_figures));
     }
     if let Some(dir) = &args.report {
         let meta = Meta {
-            workload: workload.name().to_owned(),
+            workload: workload_name.to_owned(),
             jar: jar.display().to_string(),
             main_class,
             warmup_secs: args.warmup,
@@ -389,11 +536,21 @@ pub fn run(args: BenchArgs, conf: Vec<String>, java: String) -> anyhow::Result<(
         };
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
         let md = dir.join("report.md");
-        std::fs::write(&md, report::markdown(&meta, &results))
-            .with_context(|| format!("cannot write {}", md.display()))?;
-        let svg = dir.join("chart.svg");
-        std::fs::write(&svg, report::svg(&meta, &results))
-            .with_context(|| format!("cannot write {}", svg.display()))?;
+        let (text, svg, chart) = match &rates {
+            Some(_) => (
+                egret_bench::rate::markdown(&meta, &rate_points),
+                dir.join("latency-vs-rate.svg"),
+                egret_bench::rate::svg(&meta, &rate_points),
+            ),
+            None => (
+                report::markdown(&meta, &results),
+                dir.join("chart.svg"),
+                report::svg(&meta, &results),
+            ),
+        };
+        let text = text + &profile_section(&profiles);
+        std::fs::write(&md, text).with_context(|| format!("cannot write {}", md.display()))?;
+        std::fs::write(&svg, chart).with_context(|| format!("cannot write {}", svg.display()))?;
         println!("\nReport: {} and {}", md.display(), svg.display());
     }
     println!("Logs and hook files: {}", work_dir.display());
@@ -401,6 +558,59 @@ pub fn run(args: BenchArgs, conf: Vec<String>, java: String) -> anyhow::Result<(
         bail!("{} run(s) failed: {}", failures.len(), failures.join(", "));
     }
     Ok(())
+}
+
+/// `--profile`'s recorders over one run's window.
+struct Profiler {
+    enabled: bool,
+    dir: PathBuf,
+    jcmd: PathBuf,
+    title: String,
+    recorders: Option<egret_bench::profile::Recorders>,
+    profile: Option<egret_bench::profile::Profile>,
+}
+
+impl runner::WindowObserver for Profiler {
+    fn window_started(&mut self, live_pids: &[i32]) {
+        if self.enabled {
+            self.recorders = Some(egret_bench::profile::Recorders::start(
+                &self.dir, &self.jcmd, live_pids,
+            ));
+        }
+    }
+
+    fn window_ended(&mut self) {
+        if let Some(recorders) = self.recorders.take() {
+            self.profile = Some(recorders.finish(&self.title));
+        }
+    }
+}
+
+/// The report's list of `--profile` files (empty without profiles).
+fn profile_section(
+    profiles: &[(String, u32, Option<u64>, egret_bench::profile::Profile)],
+) -> String {
+    if profiles.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from(
+        "\n## Profiles (`--profile`)\n\nFlame graphs of the stream managers (perf, DWARF stacks, 199 Hz) and JFR recordings of the busiest instance JVM (`jcmd JFR.start settings=profile`), over each window:\n\n",
+    );
+    for (system, round, rate, p) in profiles {
+        let run = match rate {
+            Some(rate) => format!("{system} round {round} at {rate}/s"),
+            None => format!("{system} round {round}"),
+        };
+        let files: Vec<String> = p
+            .flamegraph
+            .iter()
+            .chain(&p.jfr)
+            .map(|f| format!("`{}`", f.display()))
+            .chain(p.notes.iter().map(|n| format!("({n})")))
+            .collect();
+        out.push_str(&format!("- {run}: {}\n", files.join(", ")));
+    }
+    out
 }
 
 /// One line per run and a median per system of `--workload kafka`'s records/s.

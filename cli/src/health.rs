@@ -8,22 +8,21 @@
 //!   stream manager;
 //! - anything else: 404.
 //!
-//! Invariants: it listens on the role's `--bind` address; a connection gets
-//! one answer and is closed; a request must arrive within [`READ_TIMEOUT`]
-//! and fit in [`MAX_REQUEST`] bytes; at most [`MAX_CONNECTIONS`] are served
-//! at once (more wait in the kernel's backlog).
+//! Invariants: it listens on the role's `--bind` address; connections are
+//! served as the Prometheus endpoint's are ([`egret_metrics::http::serve_router`]:
+//! one answer per connection, a header timeout, at most [`MAX_CONNECTIONS`]
+//! at once).
 
 use std::net::{IpAddr, SocketAddr};
-use std::sync::Arc;
-use std::time::Duration;
 
 use anyhow::Context as _;
-use tokio::io::AsyncWriteExt;
-use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{Semaphore, watch};
+use axum::Router;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::routing::get;
+use tokio::net::TcpListener;
+use tokio::sync::watch;
 
-pub const READ_TIMEOUT: Duration = Duration::from_secs(5);
-pub const MAX_REQUEST: usize = 8 * 1024;
 pub const MAX_CONNECTIONS: usize = 16;
 
 /// The port `egret.health.port` sets, if it does.
@@ -71,62 +70,29 @@ pub async fn serve(bind: IpAddr, port: u16) -> anyhow::Result<Health> {
         .local_addr()
         .context("the health listener's address")?;
     let (ready, rx) = watch::channel(false);
-    let slots = Arc::new(Semaphore::new(MAX_CONNECTIONS));
-    let task = tokio::spawn(async move {
-        loop {
-            let Ok(permit) = Arc::clone(&slots).acquire_owned().await else {
-                return;
-            };
-            match listener.accept().await {
-                Ok((stream, _)) => {
-                    let ready = *rx.borrow();
-                    tokio::spawn(async move {
-                        let _ = tokio::time::timeout(READ_TIMEOUT, answer(stream, ready)).await;
-                        drop(permit);
-                    });
-                }
-                Err(e) => {
-                    tracing::debug!(error = %e, "Health endpoint: accept failed.");
-                    tokio::time::sleep(Duration::from_millis(100)).await;
-                }
-            }
-        }
-    });
+    let router = Router::new()
+        .route("/healthz", get(|| async { "ok\n" }))
+        .route("/readyz", get(readyz))
+        .with_state(rx);
+    let task = egret_metrics::http::serve_router(listener, router, MAX_CONNECTIONS);
     tracing::info!(%addr, "Health endpoint listening (/healthz, /readyz).");
     Ok(Health { ready, task, addr })
 }
 
-/// The status line and body for a request line's path.
-fn response(path: &str, ready: bool) -> (&'static str, &'static str) {
-    match path {
-        "/healthz" => ("200 OK", "ok\n"),
-        "/readyz" if ready => ("200 OK", "ready\n"),
-        "/readyz" => ("503 Service Unavailable", "not ready\n"),
-        _ => ("404 Not Found", "not found\n"),
+async fn readyz(State(ready): State<watch::Receiver<bool>>) -> (StatusCode, &'static str) {
+    if *ready.borrow() {
+        (StatusCode::OK, "ready\n")
+    } else {
+        (StatusCode::SERVICE_UNAVAILABLE, "not ready\n")
     }
-}
-
-async fn answer(mut stream: TcpStream, ready: bool) -> std::io::Result<()> {
-    let line = egret_metrics::http::read_request_line(&mut stream, MAX_REQUEST).await?;
-    let (status, body) = match line.as_ref().map(|(m, t)| (m.as_str(), t.as_str())) {
-        Some(("GET" | "HEAD", target)) => {
-            response(target.split('?').next().unwrap_or(target), ready)
-        }
-        _ => ("400 Bad Request", "bad request\n"),
-    };
-    let reply = format!(
-        "HTTP/1.1 {status}\r\nContent-Type: text/plain\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    );
-    stream.write_all(reply.as_bytes()).await?;
-    stream.shutdown().await
 }
 
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used, reason = "test code")]
     use super::*;
-    use tokio::io::AsyncReadExt as _;
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    use tokio::net::TcpStream;
 
     async fn get(addr: SocketAddr, path: &str) -> String {
         let mut s = TcpStream::connect(addr).await.unwrap();

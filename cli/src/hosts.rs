@@ -14,6 +14,7 @@ use clap::Args;
 use egret_config::Layered;
 use egret_config::state::StateManagerConfig;
 use egret_state_manager::{Backend, StateManager};
+use egret_topology_master::client::ClientError;
 use egret_transport::{Host, TopologyCredentials};
 
 /// Where a host's process listens and what it tells its peers.
@@ -323,26 +324,28 @@ pub(crate) async fn ask(
     request: egret_proto::v1::client_request::Request,
     timeout: std::time::Duration,
 ) -> anyhow::Result<egret_proto::v1::ClientResponse> {
-    let addr = state
-        .master_location(name)
-        .await?
-        .with_context(|| format!("topology '{name}' has no live topology master"))?;
     let credentials_dir = credentials_root(config).join(name);
-    let credentials = TopologyCredentials::load(&credentials_dir).with_context(|| {
-        format!(
-            "cannot read the credentials of '{name}' (set {CREDENTIALS_DIR} to the directory holding {name}/)"
-        )
-    })?;
-    let response = egret_topology_master::client::request_to(
-        &addr,
-        &credentials,
+    let response = egret_topology_master::client::request_cluster(
+        state,
+        name,
+        &credentials_dir,
         egret_proto::v1::ClientRequest {
             request: Some(request),
         },
         timeout,
     )
     .await
-    .with_context(|| format!("cannot reach the topology master of '{name}' at {addr}"))?;
+    .map_err(|e| match e {
+        ClientError::NoAddress(_) => {
+            anyhow::anyhow!("topology '{name}' has no live topology master")
+        }
+        ClientError::Credentials(e) => anyhow::Error::new(e).context(format!(
+            "cannot read the credentials of '{name}' (set {CREDENTIALS_DIR} to the directory holding {name}/)"
+        )),
+        e => anyhow::Error::new(e).context(format!(
+            "cannot reach the topology master of '{name}'"
+        )),
+    })?;
     if !response.ok {
         anyhow::bail!("topology '{name}' refused: {}", response.error);
     }

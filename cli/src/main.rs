@@ -16,6 +16,7 @@ mod health;
 mod hosts;
 mod java_runtime;
 mod kube;
+mod log_level;
 mod logs;
 mod manage;
 mod metrics;
@@ -151,6 +152,18 @@ enum Command {
             default_value_t = 100.0
         )]
         sampling_pct: f64,
+    },
+    /// Change log levels in every instance of a running topology without a restart, as `storm set_log_level` does; without -l or -r, print them
+    #[command(name = "set_log_level", visible_alias = "set-log-level")]
+    SetLogLevel {
+        /// Topology name
+        name: String,
+        /// LOGGER=LEVEL[:TIMEOUT]: set the logger (and those below it; ROOT: every logger) to LEVEL (ALL, TRACE, DEBUG, INFO, WARN, ERROR, FATAL, OFF), for TIMEOUT seconds if given
+        #[arg(short = 'l', value_name = "LOGGER=LEVEL[:TIMEOUT]")]
+        set: Vec<String>,
+        /// LOGGER: reset it now to the level it had before
+        #[arg(short = 'r', value_name = "LOGGER")]
+        reset: Vec<String>,
     },
     /// Print a topology's metrics (restarts, acked/failed/timed-out trees, complete latency, ledger)
     Metrics {
@@ -411,6 +424,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             current_thread_runtime()?.block_on(manage::set_active(&cfg, &name, false))?;
             println!("Deactivated topology '{name}'.");
         }
+        Command::SetLogLevel { name, set, reset } => {
+            let cfg = manage::load_config(config.config.as_deref(), &config.conf)?;
+            current_thread_runtime()?.block_on(log_level::run(&cfg, &name, &set, &reset))?;
+        }
         Command::Debug {
             name,
             component,
@@ -575,6 +592,16 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Stmgr(role) => {
             let index = role.index;
+            // With egret.instance.bridge: jni this process embeds the
+            // container's JVM and runs its executors (before the runtime:
+            // the JVM's start blocks).
+            let executable = std::env::current_exe().context("cannot find the egret executable")?;
+            let embedded = egret_container::jni::start_embedded(
+                &role.topology_dir,
+                role.index,
+                &executable,
+            )
+            .with_context(|| format!("stream manager {index} could not start its executors"))?;
             multi_thread_runtime()?
                 .block_on(async move {
                     let state = hosts::stream_manager_state(
@@ -589,7 +616,14 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     options.state = state;
                     options.bind = role.network.bind;
                     options.advertise = role.network.advertise;
-                    egret_stream_manager::run(options).await?;
+                    match embedded {
+                        Some(embedded) => {
+                            let _jvm = embedded.jvm;
+                            egret_stream_manager::run_with(options, Some(embedded.connections))
+                                .await?;
+                        }
+                        None => egret_stream_manager::run(options).await?,
+                    }
                     anyhow::Ok(())
                 })
                 .with_context(|| format!("stream manager {index} failed"))?;

@@ -34,6 +34,13 @@ fn sum(map: &std::collections::HashMap<String, u64>) -> u64 {
     map.values().fold(0u64, |a, b| a.saturating_add(*b))
 }
 
+fn quantile(spout: bool, value: Option<f64>) -> String {
+    match value {
+        Some(v) if spout && v > 0.0 => format!("{v:.3}"),
+        _ => "-".to_owned(),
+    }
+}
+
 fn average(total: f64, count: u64) -> String {
     if count == 0 {
         "-".to_owned()
@@ -42,8 +49,33 @@ fn average(total: f64, count: u64) -> String {
     }
 }
 
-/// Renders the per-component table of one window of a `topology_info` answer.
-pub fn render_response(response: &ClientResponse, window: &str) -> String {
+/// The complete latency quantiles of each spout component, from a `metrics`
+/// answer: the stream managers' ledgers measure them per spout task, since
+/// start; a component shows its busiest task's (the highest).
+pub fn quantiles(metrics: &ClientResponse) -> BTreeMap<String, (f64, f64)> {
+    let mut out: BTreeMap<String, (f64, f64)> = BTreeMap::new();
+    for p in &metrics.metrics {
+        for m in &p.metrics {
+            let slot = match m.name.as_str() {
+                "__complete-latency-p50-ms" => 0,
+                "__complete-latency-p99-ms" => 1,
+                _ => continue,
+            };
+            let q = out.entry(m.component.clone()).or_default();
+            let v = if slot == 0 { &mut q.0 } else { &mut q.1 };
+            *v = v.max(m.value);
+        }
+    }
+    out
+}
+
+/// Renders the per-component table of one window of a `topology_info`
+/// answer, with the spouts' complete latency quantiles (since start).
+pub fn render_response(
+    response: &ClientResponse,
+    window: &str,
+    quantiles: &BTreeMap<String, (f64, f64)>,
+) -> String {
     let mut rows: BTreeMap<String, Row> = BTreeMap::new();
     for executor in &response.executors {
         let row = rows.entry(executor.component.clone()).or_default();
@@ -73,6 +105,7 @@ pub fn render_response(response: &ClientResponse, window: &str) -> String {
     let table: Vec<Vec<String>> = rows
         .into_iter()
         .map(|(component, r)| {
+            let component_key = component.clone();
             vec![
                 component,
                 if r.spout { "spout" } else { "bolt" }.to_owned(),
@@ -93,6 +126,8 @@ pub fn render_response(response: &ClientResponse, window: &str) -> String {
                 } else {
                     average(r.execute_sum, r.executed)
                 },
+                quantile(r.spout, quantiles.get(&component_key).map(|q| q.0)),
+                quantile(r.spout, quantiles.get(&component_key).map(|q| q.1)),
             ]
         })
         .collect();
@@ -108,6 +143,8 @@ pub fn render_response(response: &ClientResponse, window: &str) -> String {
             "EXECUTED",
             "LATENCY_MS",
             "EXECUTE_MS",
+            "P50_MS",
+            "P99_MS",
         ],
         &table,
     )
@@ -130,7 +167,17 @@ pub async fn show(cluster: &LocalCluster, name: &str, window: &str) -> anyhow::R
     if !response.ok {
         bail!("topology '{name}' refused: {}", response.error);
     }
-    Ok(render(name, window, &response))
+    // The quantiles are the ledgers' metrics: without them the columns show "-".
+    let metrics = egret_topology_master::client::request(
+        dir.path(),
+        ClientRequest {
+            request: Some(client_request::Request::Metrics(Empty {})),
+        },
+        STATS_TIMEOUT,
+    )
+    .await
+    .unwrap_or_default();
+    Ok(render(name, window, &response, &quantiles(&metrics)))
 }
 
 /// `egret stats` of a topology of a multi-host cluster (its master found in
@@ -152,14 +199,28 @@ pub async fn show_cluster(
         STATS_TIMEOUT,
     )
     .await?;
-    Ok(render(name, window, &response))
+    let metrics = crate::hosts::ask(
+        state,
+        config,
+        name,
+        client_request::Request::Metrics(Empty {}),
+        STATS_TIMEOUT,
+    )
+    .await
+    .unwrap_or_default();
+    Ok(render(name, window, &response, &quantiles(&metrics)))
 }
 
-fn render(name: &str, window: &str, response: &ClientResponse) -> String {
+fn render(
+    name: &str,
+    window: &str,
+    response: &ClientResponse,
+    quantiles: &BTreeMap<String, (f64, f64)>,
+) -> String {
     let uptime = response.summary.as_ref().map_or(0, |s| s.uptime_secs);
     format!(
-        "Topology '{name}', window {window}, uptime {uptime}s (exact counts; latencies are averages over acked or executed tuples):\n{}",
-        render_response(response, window)
+        "Topology '{name}', window {window}, uptime {uptime}s (exact counts; latencies are averages over acked or executed tuples; P50/P99: spouts' complete latency since start, busiest task):\n{}",
+        render_response(response, window, quantiles)
     )
 }
 
@@ -187,6 +248,15 @@ mod tests {
         }
     }
 
+    fn metric(name: &str, component: &str, task: i32, value: f64) -> egret_proto::v1::MetricValue {
+        egret_proto::v1::MetricValue {
+            name: name.into(),
+            component: component.into(),
+            task,
+            value,
+        }
+    }
+
     #[test]
     fn sums_executors_per_component_and_averages_latencies() {
         let response = ClientResponse {
@@ -198,7 +268,22 @@ mod tests {
             ],
             ..Default::default()
         };
-        let table = render_response(&response, "600");
+        let metrics = ClientResponse {
+            metrics: vec![egret_proto::v1::ProcessMetrics {
+                process: "stmgr-1".into(),
+                updated_ms: 0,
+                metrics: vec![
+                    metric("__complete-latency-p50-ms", "spout", 3, 1.5),
+                    metric("__complete-latency-p50-ms", "spout", 4, 2.25),
+                    metric("__complete-latency-p99-ms", "spout", 3, 9.0),
+                    metric("__ack-count", "spout", 3, 40.0),
+                ],
+            }],
+            ..Default::default()
+        };
+        let q = quantiles(&metrics);
+        assert_eq!(q.get("spout"), Some(&(2.25, 9.0)), "the busiest task's");
+        let table = render_response(&response, "600", &q);
         let lines: Vec<&str> = table.lines().collect();
         assert!(lines[0].starts_with("COMPONENT"));
         let spout: Vec<&str> = lines[2].split_whitespace().collect();
@@ -208,7 +293,9 @@ mod tests {
         assert_eq!(count[0], "count");
         assert_eq!(count[8], "0.500");
         // Another window has nothing: zero counts, no latency.
-        let empty = render_response(&response, ":all-time");
+        assert_eq!(spout[10..], ["2.250", "9.000"]);
+        assert_eq!(count[10..], ["-", "-"], "bolts have no complete latency");
+        let empty = render_response(&response, ":all-time", &BTreeMap::new());
         assert!(empty.lines().nth(2).unwrap().contains(" -"), "{empty}");
     }
 }

@@ -41,7 +41,10 @@ pub const DEFAULT_LOCAL_TTL: u64 = 20;
 pub const SUBMITTER_MAIN: &str = "dev.egret.client.SubmitterMain";
 
 /// The delivery guarantee the topology runs with, for the submission message.
-pub fn delivery_note(acking: &egret_stream_manager::AckingSettings) -> String {
+pub fn delivery_note(
+    acking: &egret_stream_manager::AckingSettings,
+    effectively_once: bool,
+) -> String {
     if !acking.enabled {
         return "Acking is off (topology.acker.executors = 0): at-most-once, a spout's ack is called at emit.".to_owned();
     }
@@ -53,6 +56,13 @@ pub fn delivery_note(acking: &egret_stream_manager::AckingSettings) -> String {
     } else {
         "message timeouts are disabled (topology.enable.message.timeouts = false)".to_owned()
     };
+    if effectively_once {
+        return format!(
+            "Effectively once (topology.reliability.mode = EFFECTIVELY_ONCE): stateful bolts' state \
+             rolls back to the last complete checkpoint on any failure and spouts replay what it does not \
+             hold; {timeout}."
+        );
+    }
     format!("Acking is on: at-least-once for spout emits with a message id; {timeout}.")
 }
 
@@ -224,9 +234,10 @@ impl Launcher {
             .submitter
             .submit(topology, &self.user_jar)
             .map_err(|e| e.to_string())?;
-        let note = delivery_note(&egret_stream_manager::AckingSettings::from_settings(
-            &submitted.settings,
-        ));
+        let note = delivery_note(
+            &egret_stream_manager::AckingSettings::from_settings(&submitted.settings),
+            submitted.settings.effectively_once,
+        );
         println!(
             "Submitted topology '{}' ({}): {} containers, {} executors, {} tasks. {note}",
             submitted.name,
@@ -660,20 +671,36 @@ mod tests {
             let mut t = Topology {
                 name: "t".into(),
                 config_json: json.into(),
+                // Effectively once needs the checkpoint spout of a stateful bolt.
+                components: vec![egret_proto::v1::Component {
+                    id: "$checkpointspout".into(),
+                    kind: egret_proto::v1::ComponentKind::Spout as i32,
+                    ..Default::default()
+                }],
                 ..Default::default()
             };
             egret_config::settings::resolve_topology(&mut t).unwrap();
-            egret_stream_manager::AckingSettings::from_topology(&t).unwrap()
+            (
+                egret_stream_manager::AckingSettings::from_topology(&t).unwrap(),
+                egret_config::settings::settings_of(&t)
+                    .unwrap()
+                    .effectively_once,
+            )
         };
-        let on = delivery_note(&settings("{}"));
+        let note = |json: &str| {
+            let (acking, eo) = settings(json);
+            delivery_note(&acking, eo)
+        };
+        let on = note("{}");
         assert!(on.contains("at-least-once") && on.contains("30 s"), "{on}");
-        let short = delivery_note(&settings(r#"{"topology.message.timeout.secs": 5}"#));
+        let short = note(r#"{"topology.message.timeout.secs": 5}"#);
         assert!(short.contains("5 s"), "{short}");
-        let off = delivery_note(&settings(r#"{"topology.acker.executors": 0}"#));
+        let off = note(r#"{"topology.acker.executors": 0}"#);
         assert!(off.contains("at-most-once"), "{off}");
-        let no_timeouts =
-            delivery_note(&settings(r#"{"topology.enable.message.timeouts": false}"#));
+        let no_timeouts = note(r#"{"topology.enable.message.timeouts": false}"#);
         assert!(no_timeouts.contains("disabled"), "{no_timeouts}");
+        let eo = note(r#"{"topology.reliability.mode": "EFFECTIVELY_ONCE"}"#);
+        assert!(eo.contains("EFFECTIVELY_ONCE"), "{eo}");
     }
 
     fn launcher(root: &Path, jar: &Path) -> Launcher {

@@ -1,13 +1,15 @@
 //! `egret ui [--bind ADDR] [--credentials-file FILE]`: the REST API and web
-//! UI over the local cluster's topologies (egret-ui; docs/observing.md).
+//! UI over the topologies of the local cluster or, when the config names a
+//! shared state manager, of that multi-host cluster (egret-ui;
+//! docs/observing.md).
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use anyhow::Context as _;
 use egret_config::Layered;
-use egret_ui::UiServer;
 use egret_ui::auth::{CREDENTIALS_ENV, Credentials};
+use egret_ui::{Source, UiServer};
 
 pub async fn run(
     config: &Layered,
@@ -25,8 +27,14 @@ pub async fn run(
             "No credentials (--credentials-file or {CREDENTIALS_ENV}): kill, activate and deactivate are refused."
         );
     }
-    let cluster = crate::manage::cluster(config)?;
-    let server = UiServer::bind(addr, cluster, credentials).await?;
+    let source = match crate::hosts::cluster_of(config).await? {
+        Some(state) => Source::Shared {
+            state: std::sync::Arc::new(state),
+            credentials_root: crate::hosts::credentials_root(config),
+        },
+        None => Source::Local(crate::manage::cluster(config)?),
+    };
+    let server = UiServer::bind(addr, source, credentials).await?;
     let local = server.local_addr().context("the UI's address")?;
     println!("Egret UI on http://{local}/");
     server.serve().await?;

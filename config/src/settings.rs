@@ -16,7 +16,7 @@
 //!   error, never silent defaults.
 
 use egret_proto::frame::HELLO_MAX_BYTES;
-use egret_proto::v1::{Component, Isolation, Topology, TopologySettings};
+use egret_proto::v1::{Bridge, Component, Isolation, Topology, TopologySettings};
 use serde_json::Value;
 
 use crate::ConfigMap;
@@ -24,15 +24,22 @@ use crate::ConfigMap;
 pub const FRAME_MAX_BYTES: &str = "egret.frame.max.bytes";
 pub const BATCH_SIZE: &str = "egret.batch.size";
 pub const BATCH_FLUSH_MS: &str = "egret.batch.flush.ms";
+pub const BATCH_FLUSH_IDLE: &str = "egret.batch.flush.idle";
 pub const INSTANCE_INBOUND_BYTES: &str = "egret.instance.inbound.bytes";
 pub const INSTANCE_OUTBOUND_BYTES: &str = "egret.instance.outbound.bytes";
 pub const HIGH_WATERMARK: &str = "egret.backpressure.high.watermark.bytes";
 pub const LOW_WATERMARK: &str = "egret.backpressure.low.watermark.bytes";
 pub const ACKER_EXECUTORS: &str = "topology.acker.executors";
+/// Heron's key: `ATMOST_ONCE`, `ATLEAST_ONCE` or `EFFECTIVELY_ONCE`; unset, the
+/// mode follows `topology.acker.executors` as in Storm.
+pub const RELIABILITY_MODE: &str = "topology.reliability.mode";
 pub const MESSAGE_TIMEOUT_SECS: &str = "topology.message.timeout.secs";
 pub const ENABLE_MESSAGE_TIMEOUTS: &str = "topology.enable.message.timeouts";
 pub const ISOLATION: &str = "egret.isolation";
 pub const JVM_OVERHEAD_MB: &str = "egret.isolation.jvm.overhead.mb";
+/// How a container's executors reach its stream manager: `socket` (one JVM
+/// per executor, the default) or `jni` (one JVM in the stream manager's process).
+pub const BRIDGE: &str = "egret.instance.bridge";
 /// Where stateful tasks' checkpoints are stored (default: `checkpoints/` of
 /// the topology's directory).
 pub const CHECKPOINT_DIR: &str = "egret.checkpoint.dir";
@@ -75,6 +82,12 @@ pub enum SettingsError {
         expected: &'static str,
         value: String,
     },
+    #[error("{RELIABILITY_MODE} {0} needs acking, but {ACKER_EXECUTORS} is 0")]
+    ModeNeedsAcking(&'static str),
+    #[error(
+        "{RELIABILITY_MODE} EFFECTIVELY_ONCE needs a stateful bolt (IStatefulBolt): topology '{0}' has none, so it has no checkpoints to roll back to"
+    )]
+    EffectivelyOnceWithoutState(String),
     #[error("{LOW_WATERMARK} ({low}) must be below {HIGH_WATERMARK} ({high})")]
     LowNotBelowHigh { low: u64, high: u64 },
     #[error("invalid topology name '{name}': {TOPOLOGY_NAME_RULE}")]
@@ -169,17 +182,28 @@ pub fn resolve(config: &ConfigMap) -> Result<TopologySettings, SettingsError> {
         .unwrap_or(i64::from(DEFAULT_FRAME_MAX_BYTES));
     let batch_size = positive_u32(config, BATCH_SIZE)?.unwrap_or(DEFAULT_BATCH_SIZE);
     let batch_flush_ms = positive_u32(config, BATCH_FLUSH_MS)?.unwrap_or(DEFAULT_BATCH_FLUSH_MS);
+    let batch_flush_idle = boolean(config, BATCH_FLUSH_IDLE)?.unwrap_or(true);
     let instance_inbound_bytes =
         positive_u64(config, INSTANCE_INBOUND_BYTES)?.unwrap_or(DEFAULT_INSTANCE_INBOUND_BYTES);
     let instance_outbound_bytes =
         positive_u64(config, INSTANCE_OUTBOUND_BYTES)?.unwrap_or(DEFAULT_INSTANCE_OUTBOUND_BYTES);
     let (high_watermark_bytes, low_watermark_bytes) = watermarks(config)?;
-    let acking = match int(config, ACKER_EXECUTORS)? {
-        None => true, // Storm: null means one acker per worker.
+    let ackers = match int(config, ACKER_EXECUTORS)? {
+        None => None, // Storm: null means one acker per worker.
         Some(n) if n < 0 => {
             return Err(bad(ACKER_EXECUTORS, "a non-negative integer", config));
         }
-        Some(n) => n > 0,
+        Some(n) => Some(n > 0),
+    };
+    let (acking, effectively_once) = match reliability_mode(config)? {
+        None => (ackers.unwrap_or(true), false),
+        Some(ReliabilityMode::AtMostOnce) => (false, false),
+        Some(mode) => {
+            if ackers == Some(false) {
+                return Err(SettingsError::ModeNeedsAcking(mode.name()));
+            }
+            (true, mode == ReliabilityMode::EffectivelyOnce)
+        }
     };
     let message_timeout_secs =
         positive_u32(config, MESSAGE_TIMEOUT_SECS)?.unwrap_or(DEFAULT_MESSAGE_TIMEOUT_SECS);
@@ -195,10 +219,20 @@ pub fn resolve(config: &ConfigMap) -> Result<TopologySettings, SettingsError> {
         Some(_) => return Err(bad(ISOLATION, "one of auto, cgroups, none", config)),
     };
     let jvm_overhead_mb = positive_u32(config, JVM_OVERHEAD_MB)?.unwrap_or(DEFAULT_JVM_OVERHEAD_MB);
+    let bridge = match config.get(BRIDGE) {
+        None | Some(Value::Null) => Bridge::Socket,
+        Some(Value::String(s)) => match s.trim() {
+            "socket" => Bridge::Socket,
+            "jni" => Bridge::Jni,
+            _ => return Err(bad(BRIDGE, "one of socket, jni", config)),
+        },
+        Some(_) => return Err(bad(BRIDGE, "one of socket, jni", config)),
+    };
     Ok(TopologySettings {
         frame_max_bytes: u32::try_from(frame_max_bytes).unwrap_or(DEFAULT_FRAME_MAX_BYTES),
         batch_size,
         batch_flush_ms,
+        batch_flush_idle,
         instance_inbound_bytes,
         instance_outbound_bytes,
         high_watermark_bytes,
@@ -208,7 +242,52 @@ pub fn resolve(config: &ConfigMap) -> Result<TopologySettings, SettingsError> {
         message_timeouts,
         isolation: isolation as i32,
         jvm_overhead_mb,
+        bridge: bridge as i32,
+        effectively_once,
     })
+}
+
+/// The values of [`RELIABILITY_MODE`] (Heron's names).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReliabilityMode {
+    AtMostOnce,
+    AtLeastOnce,
+    EffectivelyOnce,
+}
+
+impl ReliabilityMode {
+    pub fn name(self) -> &'static str {
+        match self {
+            ReliabilityMode::AtMostOnce => "ATMOST_ONCE",
+            ReliabilityMode::AtLeastOnce => "ATLEAST_ONCE",
+            ReliabilityMode::EffectivelyOnce => "EFFECTIVELY_ONCE",
+        }
+    }
+}
+
+/// The mode a topology's resolved settings give.
+pub fn mode_of(s: &TopologySettings) -> ReliabilityMode {
+    if s.effectively_once {
+        ReliabilityMode::EffectivelyOnce
+    } else if s.acking {
+        ReliabilityMode::AtLeastOnce
+    } else {
+        ReliabilityMode::AtMostOnce
+    }
+}
+
+fn reliability_mode(config: &ConfigMap) -> Result<Option<ReliabilityMode>, SettingsError> {
+    const EXPECTED: &str = "one of ATMOST_ONCE, ATLEAST_ONCE, EFFECTIVELY_ONCE";
+    match config.get(RELIABILITY_MODE) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => match s.trim().to_ascii_uppercase().as_str() {
+            "ATMOST_ONCE" => Ok(Some(ReliabilityMode::AtMostOnce)),
+            "ATLEAST_ONCE" => Ok(Some(ReliabilityMode::AtLeastOnce)),
+            "EFFECTIVELY_ONCE" => Ok(Some(ReliabilityMode::EffectivelyOnce)),
+            _ => Err(bad(RELIABILITY_MODE, EXPECTED, config)),
+        },
+        Some(_) => Err(bad(RELIABILITY_MODE, EXPECTED, config)),
+    }
 }
 
 /// The submission step: validates the name, makes every component's
@@ -223,8 +302,88 @@ pub fn resolve_topology(topology: &mut Topology) -> Result<(), SettingsError> {
     }
     task_ranges(topology)?;
     let config = crate::topology::config_map(topology).map_err(SettingsError::Config)?;
-    topology.settings = Some(resolve(&config)?);
+    let settings = resolve(&config)?;
+    if settings.effectively_once {
+        rewire_checkpoints_through_spouts(topology)?;
+    }
+    topology.settings = Some(settings);
     checkpoint_settings_of(&config, std::path::Path::new("."))?;
+    Ok(())
+}
+
+/// The checkpoint spout Storm's `TopologyBuilder` adds for stateful bolts, and its stream.
+pub const CHECKPOINT_SPOUT: &str = "$checkpointspout";
+pub const CHECKPOINT_STREAM: &str = "$checkpoint";
+
+/// Effectively once: the checkpoint markers must travel with the data, so a
+/// bolt that read `$checkpoint` from the checkpoint spout in place of a data
+/// spout now reads it from that data spout, and each such data spout reads
+/// (all grouping) the checkpoint spout's `$checkpoint` and declares its own,
+/// which its instance forwards after the tuples it emitted before
+/// (contracts.md, "Effectively once").
+fn rewire_checkpoints_through_spouts(topology: &mut Topology) -> Result<(), SettingsError> {
+    use egret_proto::v1::{ComponentKind, Empty, Grouping, InputDef, StreamDef, grouping};
+    let spouts: std::collections::BTreeSet<String> = topology
+        .components
+        .iter()
+        .filter(|c| c.kind == ComponentKind::Spout as i32 && c.id != CHECKPOINT_SPOUT)
+        .map(|c| c.id.clone())
+        .collect();
+    if !topology.components.iter().any(|c| c.id == CHECKPOINT_SPOUT) {
+        return Err(SettingsError::EffectivelyOnceWithoutState(
+            topology.name.clone(),
+        ));
+    }
+    let all = || Grouping {
+        kind: Some(grouping::Kind::All(Empty {})),
+    };
+    let mut fed: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
+    for c in &mut topology.components {
+        if c.kind != ComponentKind::Bolt as i32 {
+            continue;
+        }
+        let reads_markers = c
+            .inputs
+            .iter()
+            .any(|i| i.component == CHECKPOINT_SPOUT && i.stream == CHECKPOINT_STREAM);
+        if !reads_markers {
+            continue;
+        }
+        let mut sources: Vec<String> = Vec::new();
+        for i in &c.inputs {
+            if spouts.contains(&i.component) && !sources.contains(&i.component) {
+                sources.push(i.component.clone());
+            }
+        }
+        c.inputs
+            .retain(|i| !(i.component == CHECKPOINT_SPOUT && i.stream == CHECKPOINT_STREAM));
+        for s in sources {
+            c.inputs.push(InputDef {
+                component: s.clone(),
+                stream: CHECKPOINT_STREAM.to_owned(),
+                grouping: Some(all()),
+            });
+            fed.insert(s);
+        }
+    }
+    for c in &mut topology.components {
+        if !fed.contains(&c.id) {
+            continue;
+        }
+        if !c.streams.iter().any(|s| s.id == CHECKPOINT_STREAM) {
+            c.streams.push(StreamDef {
+                id: CHECKPOINT_STREAM.to_owned(),
+                fields: vec!["txid".to_owned(), "action".to_owned()],
+                direct: false,
+            });
+            c.streams.sort_by(|a, b| a.id.cmp(&b.id));
+        }
+        c.inputs.push(InputDef {
+            component: CHECKPOINT_SPOUT.to_owned(),
+            stream: CHECKPOINT_STREAM.to_owned(),
+            grouping: Some(all()),
+        });
+    }
     Ok(())
 }
 
@@ -273,12 +432,15 @@ pub fn settings_of(topology: &Topology) -> Result<&TopologySettings, SettingsErr
 /// One line, the same keys in every process (greppable: `Resolved settings:`).
 pub fn describe(s: &TopologySettings) -> String {
     format!(
-        "{FRAME_MAX_BYTES}={} {BATCH_SIZE}={} {BATCH_FLUSH_MS}={} {INSTANCE_INBOUND_BYTES}={} \
+        "{FRAME_MAX_BYTES}={} {BATCH_SIZE}={} {BATCH_FLUSH_MS}={} {BATCH_FLUSH_IDLE}={} \
+         {INSTANCE_INBOUND_BYTES}={} \
          {INSTANCE_OUTBOUND_BYTES}={} {HIGH_WATERMARK}={} {LOW_WATERMARK}={} acking={} \
-         {MESSAGE_TIMEOUT_SECS}={} {ENABLE_MESSAGE_TIMEOUTS}={} {ISOLATION}={} {JVM_OVERHEAD_MB}={}",
+         {MESSAGE_TIMEOUT_SECS}={} {ENABLE_MESSAGE_TIMEOUTS}={} {ISOLATION}={} {JVM_OVERHEAD_MB}={} \
+         {BRIDGE}={} {RELIABILITY_MODE}={}",
         s.frame_max_bytes,
         s.batch_size,
         s.batch_flush_ms,
+        s.batch_flush_idle,
         s.instance_inbound_bytes,
         s.instance_outbound_bytes,
         s.high_watermark_bytes,
@@ -288,7 +450,17 @@ pub fn describe(s: &TopologySettings) -> String {
         s.message_timeouts,
         isolation_name(s.isolation()),
         s.jvm_overhead_mb,
+        bridge_name(s.bridge()),
+        mode_of(s).name(),
     )
+}
+
+/// The config value naming `bridge` (unspecified, from an older submission, is the socket).
+pub fn bridge_name(bridge: Bridge) -> &'static str {
+    match bridge {
+        Bridge::Socket | Bridge::Unspecified => "socket",
+        Bridge::Jni => "jni",
+    }
 }
 
 /// The config value naming `isolation`.
@@ -449,6 +621,31 @@ mod tests {
     }
 
     #[test]
+    fn the_bridge_is_socket_or_jni_and_anything_else_is_refused_naming_the_key() {
+        let with = |value: Value| {
+            let mut c = ConfigMap::new();
+            c.insert(BRIDGE.into(), value);
+            resolve(&c).map(|s| s.bridge())
+        };
+        assert_eq!(resolve(&ConfigMap::new()).unwrap().bridge(), Bridge::Socket);
+        assert_eq!(with(json!("socket")).unwrap(), Bridge::Socket);
+        assert_eq!(with(json!(" jni ")).unwrap(), Bridge::Jni);
+        assert_eq!(with(Value::Null).unwrap(), Bridge::Socket);
+        for bad_value in [json!("shm"), json!(1), json!(["jni"])] {
+            let err = with(bad_value.clone()).unwrap_err().to_string();
+            assert!(
+                err.contains(BRIDGE) && err.contains("socket, jni"),
+                "{bad_value}: {err}"
+            );
+        }
+        let line = describe(&resolve(&config(&[(BRIDGE, json!("jni"))])).unwrap());
+        assert!(
+            line.ends_with("egret.instance.bridge=jni topology.reliability.mode=ATLEAST_ONCE"),
+            "{line}"
+        );
+    }
+
+    #[test]
     fn defaults_when_nothing_is_set() {
         let s = resolve(&ConfigMap::new()).unwrap();
         assert_eq!(
@@ -457,6 +654,7 @@ mod tests {
                 frame_max_bytes: 64 << 20,
                 batch_size: 256,
                 batch_flush_ms: 5,
+                batch_flush_idle: true,
                 instance_inbound_bytes: 256 << 10,
                 instance_outbound_bytes: 256 << 10,
                 high_watermark_bytes: 512 << 10,
@@ -466,6 +664,8 @@ mod tests {
                 message_timeouts: true,
                 isolation: Isolation::Auto as i32,
                 jvm_overhead_mb: 256,
+                bridge: Bridge::Socket as i32,
+                effectively_once: false,
             }
         );
         let nulls: Vec<(&str, Value)> = [
@@ -502,14 +702,18 @@ mod tests {
             .collect();
         let mut n = config(&numbers);
         n.insert(ENABLE_MESSAGE_TIMEOUTS.into(), json!(false));
+        n.insert(BATCH_FLUSH_IDLE.into(), json!(false));
         let mut f = config(&floats);
         f.insert(ENABLE_MESSAGE_TIMEOUTS.into(), json!(false));
+        f.insert(BATCH_FLUSH_IDLE.into(), json!(false));
         let mut s = config(&strings);
         s.insert(ENABLE_MESSAGE_TIMEOUTS.into(), json!("false"));
+        s.insert(BATCH_FLUSH_IDLE.into(), json!("false"));
         let expected = TopologySettings {
             frame_max_bytes: 2_000_000,
             batch_size: 17,
             batch_flush_ms: 9,
+            batch_flush_idle: false,
             instance_inbound_bytes: 300_000,
             instance_outbound_bytes: 400_000,
             high_watermark_bytes: 700_000,
@@ -519,6 +723,8 @@ mod tests {
             message_timeouts: false,
             isolation: Isolation::Auto as i32,
             jvm_overhead_mb: 256,
+            bridge: Bridge::Socket as i32,
+            effectively_once: false,
         };
         assert_eq!(resolve(&n).unwrap(), expected);
         assert_eq!(resolve(&f).unwrap(), expected);
@@ -529,7 +735,7 @@ mod tests {
 
     #[test]
     fn bad_values_are_errors_naming_the_key_and_the_value() {
-        let cases: [(&str, Value); 14] = [
+        let cases: [(&str, Value); 15] = [
             (HIGH_WATERMARK, json!(-5)),
             (LOW_WATERMARK, json!("-1")),
             (FRAME_MAX_BYTES, json!("lots")),
@@ -544,6 +750,7 @@ mod tests {
             (ACKER_EXECUTORS, json!(-2)),
             (MESSAGE_TIMEOUT_SECS, json!("0")),
             (ENABLE_MESSAGE_TIMEOUTS, json!("yes")),
+            (BATCH_FLUSH_IDLE, json!(1)),
         ];
         for (key, value) in cases {
             let err = resolve(&config(&[(key, value.clone())])).unwrap_err();
@@ -611,6 +818,98 @@ mod tests {
             num_tasks,
             ..Default::default()
         }
+    }
+
+    #[test]
+    fn reliability_mode_is_resolved_once_with_clear_errors() {
+        let mode = |v: Value| {
+            let mut c = ConfigMap::new();
+            c.insert(RELIABILITY_MODE.into(), v);
+            resolve(&c).map(|s| mode_of(&s))
+        };
+        assert_eq!(
+            mode(json!("EFFECTIVELY_ONCE")).unwrap(),
+            ReliabilityMode::EffectivelyOnce
+        );
+        assert_eq!(
+            mode(json!("atleast_once")).unwrap(),
+            ReliabilityMode::AtLeastOnce
+        );
+        assert_eq!(
+            mode(json!("ATMOST_ONCE")).unwrap(),
+            ReliabilityMode::AtMostOnce
+        );
+        assert_eq!(
+            mode_of(&resolve(&ConfigMap::new()).unwrap()),
+            ReliabilityMode::AtLeastOnce
+        );
+        let err = mode(json!("EXACTLY_ONCE")).unwrap_err().to_string();
+        assert!(
+            err.contains(RELIABILITY_MODE) && err.contains("EXACTLY_ONCE"),
+            "{err}"
+        );
+        let mut c = ConfigMap::new();
+        c.insert(RELIABILITY_MODE.into(), json!("EFFECTIVELY_ONCE"));
+        c.insert(ACKER_EXECUTORS.into(), json!(0));
+        let err = resolve(&c).unwrap_err().to_string();
+        assert!(err.contains(ACKER_EXECUTORS), "{err}");
+    }
+
+    #[test]
+    fn effectively_once_routes_the_markers_through_the_data_spouts() {
+        use egret_proto::v1::{InputDef, StreamDef};
+        let input = |c: &str, s: &str| InputDef {
+            component: c.into(),
+            stream: s.into(),
+            grouping: None,
+        };
+        let mut spout = component("words", 1, 0);
+        spout.kind = ComponentKind::Spout as i32;
+        spout.streams = vec![StreamDef {
+            id: "default".into(),
+            ..Default::default()
+        }];
+        let mut cp = component(CHECKPOINT_SPOUT, 1, 0);
+        cp.kind = ComponentKind::Spout as i32;
+        let mut count = component("count", 2, 0);
+        count.inputs = vec![
+            input("words", "default"),
+            input(CHECKPOINT_SPOUT, CHECKPOINT_STREAM),
+        ];
+        let mut t = Topology {
+            name: "eo".into(),
+            config_json: r#"{"topology.reliability.mode": "EFFECTIVELY_ONCE"}"#.into(),
+            components: vec![spout, cp, count],
+            ..Default::default()
+        };
+        resolve_topology(&mut t).unwrap();
+        assert!(settings_of(&t).unwrap().effectively_once);
+        let count = &t.components[2];
+        let inputs: Vec<_> = count
+            .inputs
+            .iter()
+            .map(|i| (i.component.as_str(), i.stream.as_str()))
+            .collect();
+        assert_eq!(
+            inputs,
+            vec![("words", "default"), ("words", CHECKPOINT_STREAM)]
+        );
+        let words = &t.components[0];
+        assert!(words.streams.iter().any(|s| s.id == CHECKPOINT_STREAM));
+        assert_eq!(words.inputs.len(), 1);
+        assert_eq!(words.inputs[0].component, CHECKPOINT_SPOUT);
+
+        let mut stateless = Topology {
+            name: "plain".into(),
+            config_json: r#"{"topology.reliability.mode": "EFFECTIVELY_ONCE"}"#.into(),
+            components: vec![t.components[0].clone()],
+            ..Default::default()
+        };
+        let err = resolve_topology(&mut stateless).unwrap_err().to_string();
+        assert!(
+            err.contains("stateful bolt") && err.contains("plain"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -20,6 +20,7 @@
 
 pub mod cluster;
 mod isolation;
+pub mod jni;
 
 use std::ffi::OsString;
 use std::future::Future;
@@ -50,6 +51,8 @@ pub enum ContainerError {
     },
     #[error("cannot wait for signals: {0}")]
     Signals(#[source] std::io::Error),
+    #[error("the JNI bridge failed: {0}")]
+    Bridge(String),
     #[error("cannot isolate the instances (egret.isolation): {0}")]
     Isolation(#[source] egret_isolation::IsolationError),
 }
@@ -265,8 +268,14 @@ pub async fn run_until(
     let resolved = egret_config::settings::settings_of(&topology)
         .map_err(|e| ContainerError::Config(e.to_string()))?;
     let frame_max_bytes = resolved.frame_max_bytes;
-    let isolation =
-        isolation::Isolated::open(&topology.id, options.index, resolved)?.map(std::sync::Arc::new);
+    // With the JNI bridge the executors are threads of the stream manager's
+    // process (`jni`): no instance JVM to start, none to isolate.
+    let embedded = resolved.bridge() == egret_proto::v1::Bridge::Jni;
+    let isolation = if embedded {
+        None
+    } else {
+        isolation::Isolated::open(&topology.id, options.index, resolved)?.map(std::sync::Arc::new)
+    };
 
     let mut supervisor = Supervisor::new(RestartPolicy::default());
     supervisor.spawn(stream_manager_spec(
@@ -281,6 +290,9 @@ pub async fn run_until(
             path: work.clone(),
             source,
         })?;
+        if embedded {
+            continue;
+        }
         let mut spec = instance_spec(
             &settings,
             &dir,

@@ -1,26 +1,35 @@
-//! The Prometheus exposition endpoint of a container's metrics manager:
-//! `GET /metrics` answers the OpenMetrics text of [`MetricsManager::render_prometheus`];
-//! anything else is 404.
+//! The small HTTP endpoints of a process: the Prometheus exposition of a
+//! container's metrics manager (`GET /metrics` answers the OpenMetrics text
+//! of [`MetricsManager::render_prometheus`]; anything else is 404), and,
+//! through [`serve_router`], the roles' health endpoint.
 //!
-//! Invariants: a connection gets one answer and is closed; a request must
-//! arrive within [`READ_TIMEOUT`] and fit in [`MAX_REQUEST`] bytes; at most
-//! [`MAX_CONNECTIONS`] are served at once (more wait in the kernel's backlog);
-//! the bound address is written to `DIR/metrics/prometheus-<N>.addr` so that
-//! tools (and tests) find a port chosen by the kernel.
+//! Invariants: a connection gets one answer and is closed; a request's head
+//! must arrive within [`READ_TIMEOUT`] (hyper's header timeout) and a
+//! connection lasts at most [`CONNECTION_TIMEOUT`]; at most the given number
+//! of connections are served at once (more wait in the kernel's backlog);
+//! the Prometheus endpoint's bound address is written to
+//! `DIR/metrics/prometheus-<N>.addr` so that tools (and tests) find a port
+//! chosen by the kernel.
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
+use axum::Router;
+use axum::extract::State;
+use axum::http::header;
+use axum::response::IntoResponse;
+use axum::routing::get;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::service::TowerToHyperService;
+use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 
 use crate::manager::MetricsManager;
 
 pub const READ_TIMEOUT: Duration = Duration::from_secs(5);
-pub const MAX_REQUEST: usize = 8 * 1024;
+pub const CONNECTION_TIMEOUT: Duration = Duration::from_secs(30);
 pub const MAX_CONNECTIONS: usize = 8;
 /// OpenMetrics text, which Prometheus negotiates and accepts.
 pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
@@ -40,82 +49,56 @@ pub async fn serve(
 ) -> std::io::Result<(SocketAddr, tokio::task::JoinHandle<()>)> {
     let listener = TcpListener::bind(addr).await?;
     let local = listener.local_addr()?;
-    let slots = Arc::new(Semaphore::new(MAX_CONNECTIONS));
-    let task = tokio::spawn(async move {
+    let router = Router::new()
+        .route("/metrics", get(metrics))
+        .with_state(manager);
+    Ok((local, serve_router(listener, router, MAX_CONNECTIONS)))
+}
+
+async fn metrics(State(manager): State<MetricsManager>) -> impl IntoResponse {
+    (
+        [(header::CONTENT_TYPE, CONTENT_TYPE)],
+        manager.render_prometheus(),
+    )
+}
+
+/// Serves `router` on `listener` (HTTP/1.1, one request per connection, at
+/// most `max_connections` at once) until the returned task is aborted.
+pub fn serve_router(
+    listener: TcpListener,
+    router: Router,
+    max_connections: usize,
+) -> tokio::task::JoinHandle<()> {
+    let slots = Arc::new(Semaphore::new(max_connections));
+    tokio::spawn(async move {
         loop {
             let Ok(permit) = Arc::clone(&slots).acquire_owned().await else {
                 return;
             };
             match listener.accept().await {
                 Ok((stream, _)) => {
-                    let manager = manager.clone();
+                    let service = TowerToHyperService::new(router.clone());
                     tokio::spawn(async move {
-                        let _ = tokio::time::timeout(READ_TIMEOUT, answer(stream, &manager)).await;
+                        let connection = hyper::server::conn::http1::Builder::new()
+                            .timer(TokioTimer::new())
+                            .header_read_timeout(READ_TIMEOUT)
+                            .keep_alive(false)
+                            .serve_connection(TokioIo::new(stream), service);
+                        if let Ok(Err(e)) =
+                            tokio::time::timeout(CONNECTION_TIMEOUT, connection).await
+                        {
+                            tracing::debug!(error = %e, "HTTP endpoint: connection failed.");
+                        }
                         drop(permit);
                     });
                 }
                 Err(e) => {
-                    tracing::debug!(error = %e, "Prometheus endpoint: accept failed.");
+                    tracing::debug!(error = %e, "HTTP endpoint: accept failed.");
                     tokio::time::sleep(Duration::from_millis(100)).await;
                 }
             }
         }
-    });
-    Ok((local, task))
-}
-
-/// Reads a request's head (up to its blank line, the peer's end, or `max`
-/// bytes) and returns its method and target: the one parse both of a
-/// process's small endpoints (this one and the roles' health endpoint)
-/// need. `None` for a request line without both.
-pub async fn read_request_line(
-    stream: &mut TcpStream,
-    max: usize,
-) -> std::io::Result<Option<(String, String)>> {
-    let mut buf = Vec::with_capacity(512);
-    let mut chunk = [0u8; 512];
-    while !buf.windows(4).any(|w| w == b"\r\n\r\n") {
-        if buf.len() >= max {
-            break;
-        }
-        let n = stream.read(&mut chunk).await?;
-        if n == 0 {
-            break;
-        }
-        buf.extend_from_slice(&chunk[..n]);
-    }
-    let text = String::from_utf8_lossy(&buf);
-    let mut words = text.lines().next().unwrap_or("").split_whitespace();
-    Ok(match (words.next(), words.next()) {
-        (Some(method), Some(target)) => Some((method.to_owned(), target.to_owned())),
-        _ => None,
     })
-}
-
-async fn answer(mut stream: TcpStream, manager: &MetricsManager) -> std::io::Result<()> {
-    let line = read_request_line(&mut stream, MAX_REQUEST).await?;
-    let (status, content_type, body) = match line.as_ref().map(|(m, t)| (m.as_str(), t.as_str())) {
-        Some((method @ ("GET" | "HEAD"), target))
-            if target.split('?').next() == Some("/metrics") =>
-        {
-            let body = manager.render_prometheus();
-            let body = if method == "HEAD" {
-                String::new()
-            } else {
-                body
-            };
-            ("200 OK", CONTENT_TYPE, body)
-        }
-        Some(("GET" | "HEAD", _)) => ("404 Not Found", "text/plain", "not found\n".into()),
-        _ => ("400 Bad Request", "text/plain", "bad request\n".into()),
-    };
-    let head = format!(
-        "HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-        body.len()
-    );
-    stream.write_all(head.as_bytes()).await?;
-    stream.write_all(body.as_bytes()).await?;
-    stream.shutdown().await
 }
 
 #[cfg(test)]
@@ -125,7 +108,8 @@ mod tests {
     use std::collections::HashMap;
 
     async fn get(addr: SocketAddr, request: &str) -> String {
-        let mut s = TcpStream::connect(addr).await.unwrap();
+        use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+        let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
         s.write_all(request.as_bytes()).await.unwrap();
         let mut out = String::new();
         s.read_to_string(&mut out).await.unwrap();
@@ -157,6 +141,11 @@ mod tests {
         assert!(out.trim_end().ends_with("# EOF"), "{out}");
         let out = get(addr, "GET /other HTTP/1.1\r\n\r\n").await;
         assert!(out.starts_with("HTTP/1.1 404"), "{out}");
+        let out = get(addr, "HEAD /metrics HTTP/1.1\r\n\r\n").await;
+        assert!(out.starts_with("HTTP/1.1 200 OK"), "{out}");
+        assert!(!out.contains("# EOF"), "{out}");
+        let out = get(addr, "POST /metrics HTTP/1.1\r\nContent-Length: 0\r\n\r\n").await;
+        assert!(out.starts_with("HTTP/1.1 405"), "{out}");
         let out = get(addr, "BREW /pot\r\n\r\n").await;
         assert!(out.starts_with("HTTP/1.1 400"), "{out}");
         task.abort();

@@ -14,6 +14,7 @@
 //!   the last write and at most once per [`SNAPSHOT_INTERVAL`]; time is passed
 //!   in, so the throttling is testable without sleeping.
 
+pub mod file_sink;
 pub mod http;
 pub mod manager;
 

@@ -6,7 +6,8 @@
 //! - to the topology master, with every heartbeat (done by the stream manager);
 //! - to Prometheus: an exposition endpoint ([`crate::http`]), rendered with
 //!   the `prometheus-client` crate on each scrape;
-//! - to Graphite sinks (plaintext protocol), one task per configured address.
+//! - to Graphite sinks (plaintext protocol), one task per configured address;
+//! - to a rotating file of JSON lines ([`crate::file_sink`]), when enabled.
 //!
 //! Invariants:
 //! - the data path never waits for the manager: reports reach it through a
@@ -51,6 +52,21 @@ pub const PROMETHEUS_BIND: &str = "egret.metrics.prometheus.bind";
 pub const GRAPHITE_ADDRESS: &str = "egret.metrics.graphite.address";
 /// `egret.metrics.graphite.prefix`: the first path element (default `egret`).
 pub const GRAPHITE_PREFIX: &str = "egret.metrics.graphite.prefix";
+/// `egret.metrics.file.enabled`: write every batch to a rotating file of JSON
+/// lines (default false; setting `egret.metrics.file.dir` enables it too).
+pub const FILE_ENABLED: &str = "egret.metrics.file.enabled";
+/// `egret.metrics.file.dir`: the directory of `metrics-<container>.jsonl`
+/// (default the container's log directory).
+pub const FILE_DIR: &str = "egret.metrics.file.dir";
+/// `egret.metrics.file.max.bytes`: a file is rotated before it would grow
+/// beyond this (default 10 MiB).
+pub const FILE_MAX_BYTES: &str = "egret.metrics.file.max.bytes";
+/// `egret.metrics.file.keep`: rotated files kept besides the current one (default 5).
+pub const FILE_KEEP: &str = "egret.metrics.file.keep";
+pub const DEFAULT_FILE_MAX_BYTES: u64 = 10 * 1024 * 1024;
+pub const DEFAULT_FILE_KEEP: usize = 5;
+/// At most this many rotated files are kept, whatever `egret.metrics.file.keep` says.
+pub const MAX_FILE_KEEP: usize = 100;
 /// `egret.metrics.sink.interval.secs`: how often the sinks get a batch (default 10).
 pub const SINK_INTERVAL_SECS: &str = "egret.metrics.sink.interval.secs";
 /// `egret.metrics.sink.queue.batches`: batches queued per sink at most (default 8).
@@ -102,6 +118,17 @@ pub struct ManagerSettings {
     pub graphite_prefix: String,
     pub sink_interval: Duration,
     pub sink_queue_batches: usize,
+    /// The rotating-file sink, when enabled.
+    pub file: Option<FileSinkSettings>,
+}
+
+/// The rotating-file sink's settings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileSinkSettings {
+    /// `None`: the container's log directory.
+    pub dir: Option<std::path::PathBuf>,
+    pub max_bytes: u64,
+    pub keep: usize,
 }
 
 impl Default for ManagerSettings {
@@ -113,6 +140,7 @@ impl Default for ManagerSettings {
             graphite_prefix: DEFAULT_GRAPHITE_PREFIX.to_owned(),
             sink_interval: DEFAULT_SINK_INTERVAL,
             sink_queue_batches: DEFAULT_SINK_QUEUE_BATCHES,
+            file: None,
         }
     }
 }
@@ -141,6 +169,41 @@ fn graphite_address(value: &Value) -> Result<String, SettingsError> {
             Ok(s.clone())
         }
         _ => Err(invalid(GRAPHITE_ADDRESS, expected, value)),
+    }
+}
+
+fn file_settings(config: &Map<String, Value>) -> Result<Option<FileSinkSettings>, SettingsError> {
+    let enabled = match present(config, FILE_ENABLED) {
+        None => None,
+        Some(Value::Bool(b)) => Some(*b),
+        Some(v) => return Err(invalid(FILE_ENABLED, "true or false", v)),
+    };
+    let dir = match present(config, FILE_DIR) {
+        None => None,
+        Some(Value::String(s)) if !s.trim().is_empty() => Some(std::path::PathBuf::from(s)),
+        Some(v) => return Err(invalid(FILE_DIR, "a directory path", v)),
+    };
+    let max_bytes = match positive(config, FILE_MAX_BYTES)? {
+        Some(n) => n,
+        None => DEFAULT_FILE_MAX_BYTES,
+    };
+    let keep = match present(config, FILE_KEEP) {
+        None => DEFAULT_FILE_KEEP,
+        Some(v) => v
+            .as_u64()
+            .and_then(|n| usize::try_from(n).ok())
+            .filter(|&n| n <= MAX_FILE_KEEP)
+            .ok_or_else(|| invalid(FILE_KEEP, "a number of files from 0 to 100", v))?,
+    };
+    // Enabled by `enabled: true`, or by a directory unless `enabled: false`.
+    if enabled.unwrap_or(dir.is_some()) {
+        Ok(Some(FileSinkSettings {
+            dir,
+            max_bytes,
+            keep,
+        }))
+    } else {
+        Ok(None)
     }
 }
 
@@ -197,6 +260,7 @@ impl ManagerSettings {
         if let Some(n) = positive(config, SINK_QUEUE_BATCHES)? {
             settings.sink_queue_batches = usize::try_from(n).unwrap_or(usize::MAX).min(1024);
         }
+        settings.file = file_settings(config)?;
         Ok(settings)
     }
 
@@ -343,8 +407,16 @@ pub struct SinkCounters {
     pub write_failures: AtomicU64,
 }
 
+/// What a sink's batches are made of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Format {
+    Graphite,
+    JsonLines,
+}
+
 struct Sink {
     name: String,
+    format: Format,
     tx: mpsc::Sender<Arc<Batch>>,
     capacity: usize,
     counters: Arc<SinkCounters>,
@@ -692,11 +764,71 @@ impl MetricsManager {
         let counters = Arc::new(SinkCounters::default());
         lock(&self.inner.sinks).push(Sink {
             name: format!("graphite:{address}"),
+            format: Format::Graphite,
             tx,
             capacity: queue.max(1),
             counters: Arc::clone(&counters),
         });
         tokio::spawn(graphite_writer(address.to_owned(), rx, counters));
+    }
+
+    /// Every metric now as JSON lines, one per sample, `timestamp` in Unix
+    /// seconds: `{"ts", "topology", "component", "task", "metric", "stream",
+    /// "value"}` for the statistics (`metric` as in Graphite's paths, e.g.
+    /// `executed`), without `stream` for the container's own metrics.
+    pub fn render_json_lines(&self, timestamp: u64) -> Batch {
+        let mut text = String::new();
+        let mut points = 0u64;
+        let topology = &self.inner.topology;
+        {
+            let totals = lock(&self.inner.totals);
+            for (key, value) in &totals.values {
+                let line = serde_json::json!({
+                    "ts": timestamp,
+                    "topology": topology,
+                    "component": key.component,
+                    "task": key.task,
+                    "metric": key.stat.graphite_name(),
+                    "stream": key.stream,
+                    "value": json_number(*value),
+                });
+                let _ = writeln!(text, "{line}");
+                points += 1;
+            }
+        }
+        for metric in self.process_metrics() {
+            let line = serde_json::json!({
+                "ts": timestamp,
+                "topology": topology,
+                "component": metric.component,
+                "task": metric.task,
+                "metric": metric.name,
+                "value": json_number(metric.value),
+            });
+            let _ = writeln!(text, "{line}");
+            points += 1;
+        }
+        Batch { text, points }
+    }
+
+    /// Starts the rotating-file sink writing `target`, with a queue of `queue` batches.
+    pub fn start_file(
+        &self,
+        target: crate::file_sink::FileTarget,
+        queue: usize,
+    ) -> std::io::Result<()> {
+        let (tx, rx) = mpsc::channel(queue.max(1));
+        let counters = Arc::new(SinkCounters::default());
+        let name = format!("file:{}", target.path.display());
+        crate::file_sink::spawn_writer(target, rx, Arc::clone(&counters))?;
+        lock(&self.inner.sinks).push(Sink {
+            name,
+            format: Format::JsonLines,
+            tx,
+            capacity: queue.max(1),
+            counters,
+        });
+        Ok(())
     }
 
     /// Queues one batch for every sink now; a full queue drops and counts it.
@@ -705,8 +837,18 @@ impl MetricsManager {
         if sinks.is_empty() {
             return;
         }
-        let batch = Arc::new(self.render_graphite(prefix, unix_secs()));
+        let now = unix_secs();
+        let mut graphite = None;
+        let mut json = None;
         for sink in sinks.iter() {
+            let batch = match sink.format {
+                Format::Graphite => graphite
+                    .get_or_insert_with(|| Arc::new(self.render_graphite(prefix, now)))
+                    .clone(),
+                Format::JsonLines => json
+                    .get_or_insert_with(|| Arc::new(self.render_json_lines(now)))
+                    .clone(),
+            };
             if sink.tx.try_send(Arc::clone(&batch)).is_err() {
                 sink.counters
                     .dropped_batches
@@ -718,33 +860,55 @@ impl MetricsManager {
         }
     }
 
-    /// Runs the sinks: [`Self::start_graphite`] for each configured address,
-    /// then a batch every `settings.sink_interval`, until the task is aborted.
-    pub fn spawn_sinks(&self, settings: &ManagerSettings) -> Option<tokio::task::JoinHandle<()>> {
-        if settings.graphite.is_empty() {
-            return None;
+    /// Runs the sinks: [`Self::start_graphite`] for each configured address
+    /// and the file sink when enabled (in `log_dir` unless its settings name
+    /// a directory), then a batch every `settings.sink_interval`, until the
+    /// task is aborted.
+    pub fn spawn_sinks(
+        &self,
+        settings: &ManagerSettings,
+        log_dir: &std::path::Path,
+    ) -> std::io::Result<Option<tokio::task::JoinHandle<()>>> {
+        if settings.graphite.is_empty() && settings.file.is_none() {
+            return Ok(None);
         }
         for address in &settings.graphite {
             self.start_graphite(address, settings.sink_queue_batches);
+        }
+        if let Some(file) = &settings.file {
+            let dir = file.dir.as_deref().unwrap_or(log_dir);
+            let target = crate::file_sink::FileTarget {
+                path: crate::file_sink::file_of(dir, self.inner.index),
+                max_bytes: file.max_bytes,
+                keep: file.keep,
+            };
+            tracing::info!(
+                container = self.inner.index,
+                path = %target.path.display(),
+                max_bytes = target.max_bytes,
+                keep = target.keep,
+                "Metrics manager: file sink started."
+            );
+            self.start_file(target, settings.sink_queue_batches)?;
         }
         tracing::info!(
             container = self.inner.index,
             sinks = ?settings.graphite,
             interval_secs = settings.sink_interval.as_secs(),
             queue_batches = settings.sink_queue_batches,
-            "Metrics manager: Graphite sinks started."
+            "Metrics manager: sinks started."
         );
         let manager = self.clone();
         let prefix = settings.graphite_prefix.clone();
         let period = settings.sink_interval;
-        Some(tokio::spawn(async move {
+        Ok(Some(tokio::spawn(async move {
             let mut tick = tokio::time::interval(period);
             tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             loop {
                 tick.tick().await;
                 manager.export_to_sinks(&prefix);
             }
-        }))
+        })))
     }
 
     /// The counters of sink `name` (`graphite:host:port`).
@@ -794,6 +958,20 @@ fn graphite_part(s: &str) -> String {
         "_".to_owned()
     } else {
         part
+    }
+}
+
+/// A JSON number: integers without a fraction, non-finite values as 0.
+fn json_number(v: f64) -> Value {
+    if !v.is_finite() {
+        return Value::from(0);
+    }
+    if v.fract() == 0.0 && v.abs() < 9_007_199_254_740_992.0 {
+        #[allow(clippy::cast_possible_truncation)]
+        let i = v as i64;
+        Value::from(i)
+    } else {
+        Value::from(v)
     }
 }
 
@@ -1148,6 +1326,162 @@ mod tests {
             assert!(n > 0, "closed early: {}", String::from_utf8_lossy(&got));
             got.extend_from_slice(&buf[..n]);
         }
+    }
+
+    #[test]
+    fn file_sink_settings_are_read_and_bad_values_refused_naming_the_key() {
+        let cfg = |v: serde_json::Value| v.as_object().unwrap().clone();
+        assert_eq!(
+            ManagerSettings::from_config(&cfg(json!({}))).unwrap().file,
+            None
+        );
+        let on = ManagerSettings::from_config(&cfg(json!({FILE_ENABLED: true})))
+            .unwrap()
+            .file
+            .unwrap();
+        assert_eq!(
+            on,
+            FileSinkSettings {
+                dir: None,
+                max_bytes: DEFAULT_FILE_MAX_BYTES,
+                keep: DEFAULT_FILE_KEEP
+            }
+        );
+        let dir = ManagerSettings::from_config(&cfg(json!({
+            FILE_DIR: "/var/egret", FILE_MAX_BYTES: 4096, FILE_KEEP: 0
+        })))
+        .unwrap()
+        .file
+        .unwrap();
+        assert_eq!(dir.dir.as_deref(), Some(std::path::Path::new("/var/egret")));
+        assert_eq!((dir.max_bytes, dir.keep), (4096, 0));
+        let off = ManagerSettings::from_config(&cfg(json!({FILE_DIR: "/x", FILE_ENABLED: false})));
+        assert_eq!(off.unwrap().file, None);
+        for (key, value) in [
+            (FILE_ENABLED, json!("yes")),
+            (FILE_DIR, json!("")),
+            (FILE_MAX_BYTES, json!(0)),
+            (FILE_KEEP, json!(101)),
+            (FILE_KEEP, json!(-1)),
+        ] {
+            let mut config = cfg(json!({FILE_ENABLED: true}));
+            config.insert(key.to_owned(), value);
+            let err = ManagerSettings::from_config(&config)
+                .map(|_| ())
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(key), "{key}: {err}");
+        }
+    }
+
+    #[test]
+    fn json_lines_carry_every_sample_with_its_exact_value() {
+        let m = manager();
+        m.record(&report(1, "default", 5));
+        m.record(&report(1, "default", 3));
+        let batch = m.render_json_lines(1_700_000_000);
+        let lines: Vec<serde_json::Value> = batch
+            .text
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(batch.points, lines.len() as u64);
+        assert!(
+            lines.contains(&json!({
+                "ts": 1_700_000_000u64, "topology": "wc", "component": "words", "task": 1,
+                "metric": "emitted", "stream": "default", "value": 8
+            })),
+            "{}",
+            batch.text
+        );
+        // 0.5 + 0.5 ms: a whole number is written without a fraction.
+        assert!(
+            lines.contains(&json!({
+                "ts": 1_700_000_000u64, "topology": "wc", "component": "words", "task": 1,
+                "metric": "execute_ms_sum", "stream": "up:default", "value": 1
+            })),
+            "{}",
+            batch.text
+        );
+        assert!(
+            lines.contains(&json!({
+                "ts": 1_700_000_000u64, "topology": "wc", "component": "count-0", "task": 0,
+                "metric": "egret.restarts", "value": 2
+            })),
+            "{}",
+            batch.text
+        );
+    }
+
+    #[tokio::test]
+    async fn a_file_sink_writes_the_lines_and_a_stuck_one_drops_with_a_bounded_queue() {
+        let dir = tempfile::tempdir().unwrap();
+        let m = manager();
+        m.record(&report(1, "default", 5));
+        let path = crate::file_sink::file_of(dir.path(), 1);
+        m.start_file(
+            crate::file_sink::FileTarget {
+                path: path.clone(),
+                max_bytes: 1 << 20,
+                keep: 1,
+            },
+            2,
+        )
+        .unwrap();
+        m.export_to_sinks("egret");
+        let counters = m
+            .sink_counters(&format!("file:{}", path.display()))
+            .unwrap();
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+        while counters.sent_batches.load(Ordering::Relaxed) < 1 {
+            assert!(tokio::time::Instant::now() < deadline, "{counters:?}");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            text.lines()
+                .any(|l| l.contains("\"metric\":\"emitted\"") && l.contains("\"value\":5")),
+            "{text}"
+        );
+
+        // A FIFO nobody reads: the writer blocks opening it, as on a stalled disk.
+        let stuck_path = crate::file_sink::file_of(dir.path(), 2);
+        let status = std::process::Command::new("mkfifo")
+            .arg(&stuck_path)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let stuck = manager();
+        stuck
+            .start_file(
+                crate::file_sink::FileTarget {
+                    path: stuck_path.clone(),
+                    max_bytes: 1 << 20,
+                    keep: 1,
+                },
+                2,
+            )
+            .unwrap();
+        for _ in 0..50 {
+            stuck.export_to_sinks("egret");
+        }
+        let counters = stuck
+            .sink_counters(&format!("file:{}", stuck_path.display()))
+            .unwrap();
+        // The writer took at most one batch; 2 wait in the queue; the rest were dropped.
+        let dropped = counters.dropped_batches.load(Ordering::Relaxed);
+        assert!(dropped >= 47, "{counters:?}");
+        assert_eq!(counters.sent_batches.load(Ordering::Relaxed), 0);
+        let exposition = stuck.render_prometheus();
+        let queued = format!(
+            "egret_metrics_sink_queued_batches{{topology=\"wc\",sink=\"file:{}\"}} 2",
+            stuck_path.display()
+        );
+        assert!(exposition.contains(&queued), "{exposition}");
+        // Unblock the writer so its thread ends with the test.
+        let reader = std::fs::File::open(&stuck_path).unwrap();
+        drop(stuck);
+        drop(reader);
     }
 
     #[test]

@@ -23,6 +23,7 @@ use prost::Message;
 use sha2::{Digest, Sha256};
 
 mod local_backend;
+pub mod logs;
 pub mod manager;
 #[cfg(feature = "test-support")]
 pub mod test_support;

@@ -15,6 +15,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
+use egret_proto::FrameError;
 use egret_proto::frame::{decode_message, encode_message};
 use egret_proto::v1::{
     EventLogging, Hello, InstanceAssignment, InstancePlan, InstanceToStreamManager, PeerRole,
@@ -43,6 +44,69 @@ pub(crate) struct InstanceContext {
     pub task_container: Arc<HashMap<i32, i32>>,
     /// The component of every task, from the packing plan.
     pub task_component: Arc<HashMap<i32, String>>,
+}
+
+/// Frames from an instance, whichever bridge carries them.
+pub type FrameStream =
+    std::pin::Pin<Box<dyn futures::Stream<Item = Result<bytes::Bytes, FrameError>> + Send>>;
+
+/// One connection of an instance as the stream manager serves it: who it is
+/// (for a socket, the instance its hello proved; for the JNI bridge, the
+/// executor the process started) and its duplex stream of frames (the same
+/// protobuf messages either way). Nothing past this type knows the bridge.
+pub struct InstanceConnection {
+    pub instance_id: String,
+    pub sink: FrameSink,
+    pub stream: FrameStream,
+}
+
+impl std::fmt::Debug for InstanceConnection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("InstanceConnection")
+            .field("instance_id", &self.instance_id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl InstanceConnection {
+    /// A connection over two bounded in-process queues of frame bodies (the
+    /// JNI bridge's): a frame from the instance larger than `max_frame_bytes`
+    /// ends it as the socket codec would; a closed queue is a closed connection.
+    pub fn from_channels(
+        instance_id: String,
+        to_instance: mpsc::Sender<bytes::Bytes>,
+        from_instance: mpsc::Receiver<bytes::Bytes>,
+        max_frame_bytes: usize,
+    ) -> Self {
+        let sink = tokio_util::sync::PollSender::new(to_instance).sink_map_err(|_| {
+            FrameError::Io(std::io::Error::new(
+                std::io::ErrorKind::BrokenPipe,
+                "the instance closed its in-process channel",
+            ))
+        });
+        let stream = futures::stream::unfold(
+            (from_instance, false),
+            move |(mut from_instance, failed)| async move {
+                if failed {
+                    return None;
+                }
+                let frame = from_instance.recv().await?;
+                if frame.len() > max_frame_bytes {
+                    let err = FrameError::TooLarge {
+                        length: frame.len(),
+                        limit: max_frame_bytes,
+                    };
+                    return Some((Err(err), (from_instance, true)));
+                }
+                Some((Ok(frame), (from_instance, false)))
+            },
+        );
+        Self {
+            instance_id,
+            sink: Box::pin(sink),
+            stream: Box::pin(stream),
+        }
+    }
 }
 
 pub(crate) enum InstanceEvent {
@@ -111,17 +175,47 @@ async fn serve(shared: Arc<Shared>, stream: UnixStream) {
             return;
         }
     };
-    let id = hello.peer_id;
+    let (sink, stream) = framed.split();
+    let connection = InstanceConnection {
+        instance_id: hello.peer_id,
+        sink: Box::pin(sink),
+        stream: Box::pin(stream),
+    };
+    serve_connection(shared, connection).await;
+}
+
+/// Serves the in-process connections of the JNI bridge (already known to be
+/// this container's: the process made them for its own executors).
+pub(crate) async fn in_process_loop(
+    shared: Arc<Shared>,
+    mut connections: mpsc::Receiver<InstanceConnection>,
+) {
+    while let Some(connection) = connections.recv().await {
+        if !shared.instances.contains_key(&connection.instance_id) {
+            warn!(instance = %connection.instance_id, "Refusing an in-process connection of an instance not in this container.");
+            continue;
+        }
+        shared.spawn(serve_connection(Arc::clone(&shared), connection));
+    }
+}
+
+/// One instance's connection from its hello on: its reader, and its sink
+/// handed to its writer. Both bridges end here.
+async fn serve_connection(shared: Arc<Shared>, connection: InstanceConnection) {
+    let InstanceConnection {
+        instance_id: id,
+        sink,
+        mut stream,
+    } = connection;
     let Some(events) = shared.instance_events.get(&id).cloned() else {
         return;
     };
     let connection = shared.next_connection();
     info!(instance = %id, connection, "Instance connection accepted.");
-    let (sink, mut stream) = framed.split();
     let (superseded_tx, mut superseded) = oneshot::channel();
     let connected = InstanceEvent::Connected {
         connection,
-        sink: Box::pin(sink),
+        sink,
         superseded: superseded_tx,
     };
     if events.send(connected).await.is_err() {
@@ -235,6 +329,20 @@ async fn serve(shared: Arc<Shared>, stream: UnixStream) {
                 shared.metrics_manager.offer(report.clone());
                 crate::master::forward_stats(&shared, report);
             }
+            Some(instance_to_stream_manager::Message::Jvm(jvm)) => {
+                // Per instance (its id as the component, as the supervisor's cgroup figures).
+                let key = |name: &str| egret_metrics::MetricKey::new(name, id.as_str(), 0);
+                shared
+                    .metrics
+                    .set(key(JVM_HEAP_USED), jvm.heap_used_bytes as f64);
+                shared
+                    .metrics
+                    .set(key(JVM_HEAP_COMMITTED), jvm.heap_committed_bytes as f64);
+                shared.metrics.set(key(JVM_GC_COUNT), jvm.gc_count as f64);
+                shared
+                    .metrics
+                    .set(key(JVM_GC_TIME_MS), jvm.gc_time_ms as f64);
+            }
             Some(
                 instance_to_stream_manager::Message::StateSave(_)
                 | instance_to_stream_manager::Message::StateLoad(_)
@@ -245,6 +353,15 @@ async fn serve(shared: Arc<Shared>, stream: UnixStream) {
     }
     let _ = events.send(InstanceEvent::Lost { connection }).await;
 }
+
+/// An instance JVM's heap in use, bytes (`JvmStats`), by instance id.
+pub const JVM_HEAP_USED: &str = "egret.jvm.heap.used-bytes";
+/// Its committed heap, bytes.
+pub const JVM_HEAP_COMMITTED: &str = "egret.jvm.heap.committed-bytes";
+/// Its collections since it started, over every collector.
+pub const JVM_GC_COUNT: &str = "egret.jvm.gc.count";
+/// Their time in ms since it started.
+pub const JVM_GC_TIME_MS: &str = "egret.jvm.gc.time-ms";
 
 struct Current {
     connection: u64,
@@ -257,6 +374,8 @@ struct Current {
     sampling_pct: f64,
     /// What this connection was last told about the throttle (a new one starts unthrottled).
     throttled: bool,
+    /// The log level entries this connection was last told (assignment or `log_levels`).
+    log_levels: Vec<egret_proto::v1::LoggerLevel>,
 }
 
 fn assignment(
@@ -264,6 +383,7 @@ fn assignment(
     context: &InstanceContext,
     state: i32,
     sampling_pct: f64,
+    log_levels: &[egret_proto::v1::LoggerLevel],
 ) -> StreamManagerToInstance {
     StreamManagerToInstance {
         message: Some(stream_manager_to_instance::Message::Assignment(
@@ -276,6 +396,7 @@ fn assignment(
                 work_dir: context.work_dir.clone(),
                 state,
                 event_sampling_pct: sampling_pct,
+                log_levels: log_levels.to_vec(),
             },
         )),
     }
@@ -296,7 +417,7 @@ async fn sync(
     let id = context.plan.instance_id.as_str();
     let sampling_pct = egret_proto::event_sampling_pct(&plan.debug, &context.plan.component);
     if !conn.assigned {
-        let message = assignment(shared, context, plan.state, sampling_pct);
+        let message = assignment(shared, context, plan.state, sampling_pct, &plan.log_levels);
         if let Err(err) = conn.sink.send(encode_message(&message)).await {
             warn!(instance = %id, error = %err, "Instance lost while sending it the plan.");
             *current = None;
@@ -306,6 +427,7 @@ async fn sync(
         conn.assigned = true;
         conn.state = plan.state;
         conn.sampling_pct = sampling_pct;
+        conn.log_levels = plan.log_levels.clone();
         return;
     }
     if conn.state != plan.state {
@@ -335,6 +457,22 @@ async fn sync(
         }
         info!(instance = %id, sampling_pct, "Event logging change sent to the instance.");
         conn.sampling_pct = sampling_pct;
+    }
+    if conn.log_levels != plan.log_levels {
+        let message = StreamManagerToInstance {
+            message: Some(stream_manager_to_instance::Message::LogLevels(
+                egret_proto::v1::LogLevels {
+                    levels: plan.log_levels.clone(),
+                },
+            )),
+        };
+        if let Err(err) = conn.sink.send(encode_message(&message)).await {
+            warn!(instance = %id, error = %err, "Instance lost while sending it its log levels.");
+            *current = None;
+            return;
+        }
+        info!(instance = %id, entries = plan.log_levels.len(), "Log levels sent to the instance.");
+        conn.log_levels = plan.log_levels.clone();
     }
 }
 
@@ -391,7 +529,7 @@ pub(crate) async fn writer(
                         if current.is_some() {
                             info!(instance = %id, connection, "Instance reconnected: its new connection replaces the old one.");
                         }
-                        current = Some(Current { connection, sink, _superseded: superseded, assigned: false, ready: false, state: 0, sampling_pct: 0.0, throttled: false });
+                        current = Some(Current { connection, sink, _superseded: superseded, assigned: false, ready: false, state: 0, sampling_pct: 0.0, throttled: false, log_levels: Vec::new() });
                         let plan = plans.borrow().clone();
                         if let Some(plan) = plan {
                             sync(&shared, &context, &mut current, &plan).await;
@@ -490,4 +628,74 @@ fn unix_now_secs() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, reason = "test code")]
+    use super::*;
+    use bytes::Bytes;
+
+    #[tokio::test]
+    async fn an_in_process_connection_carries_whole_frames_both_ways_and_ends_like_a_socket() {
+        let (to_instance, mut instance_reads) = mpsc::channel(2);
+        let (instance_writes, from_instance) = mpsc::channel(2);
+        let mut c =
+            InstanceConnection::from_channels("count-1".into(), to_instance, from_instance, 8);
+        assert_eq!(c.instance_id, "count-1");
+
+        c.sink.send(Bytes::from_static(b"batch")).await.unwrap();
+        assert_eq!(
+            instance_reads.recv().await.unwrap(),
+            Bytes::from_static(b"batch")
+        );
+
+        instance_writes
+            .send(Bytes::from_static(b"ready"))
+            .await
+            .unwrap();
+        assert_eq!(
+            c.stream.next().await.unwrap().unwrap(),
+            Bytes::from_static(b"ready")
+        );
+
+        // A frame over the cap fails the connection as the socket codec does.
+        instance_writes
+            .send(Bytes::from_static(b"123456789"))
+            .await
+            .unwrap();
+        let err = c.stream.next().await.unwrap().unwrap_err();
+        assert!(
+            matches!(
+                err,
+                FrameError::TooLarge {
+                    length: 9,
+                    limit: 8
+                }
+            ),
+            "{err}"
+        );
+        assert!(
+            c.stream.next().await.is_none(),
+            "nothing after a refused frame"
+        );
+
+        // The instance closing its side: sends fail, as on a closed socket.
+        drop(instance_reads);
+        let err = c.sink.send(Bytes::from_static(b"late")).await.unwrap_err();
+        assert!(
+            err.to_string().contains("closed its in-process channel"),
+            "{err}"
+        );
+    }
+
+    #[tokio::test]
+    async fn an_in_process_connection_ends_when_the_instance_closes_it() {
+        let (to_instance, _instance_reads) = mpsc::channel(1);
+        let (instance_writes, from_instance) = mpsc::channel(1);
+        let mut c =
+            InstanceConnection::from_channels("split-0".into(), to_instance, from_instance, 64);
+        drop(instance_writes);
+        assert!(c.stream.next().await.is_none());
+    }
 }

@@ -177,8 +177,18 @@ impl TaskStats {
 
     /// 99th percentile of the complete latency in ms.
     pub fn p99_latency_ms(&self) -> f64 {
+        self.latency_quantile_ms(0.99)
+    }
+
+    /// Median complete latency in ms.
+    pub fn p50_latency_ms(&self) -> f64 {
+        self.latency_quantile_ms(0.5)
+    }
+
+    /// The complete latency in ms at quantile `q` (0 before the first completed tree).
+    fn latency_quantile_ms(&self, q: f64) -> f64 {
         match &self.latency_us {
-            Some(h) if !h.is_empty() => h.value_at_quantile(0.99) as f64 / 1000.0,
+            Some(h) if !h.is_empty() => h.value_at_quantile(q) as f64 / 1000.0,
             _ => 0.0,
         }
     }
@@ -579,6 +589,41 @@ mod tests {
             "{}",
             stats.p99_latency_ms()
         );
+        assert!(
+            (stats.p50_latency_ms() - 50.0).abs() < 0.5,
+            "{}",
+            stats.p50_latency_ms()
+        );
+    }
+
+    #[test]
+    fn the_median_follows_the_bulk_and_the_p99_the_tail() {
+        let start = Instant::now();
+        let mut ledger = Ledger::new(start);
+        // 90 trees of 2 ms, 10 of 500 ms.
+        for i in 1..=100u64 {
+            let ms = if i <= 90 { 2 } else { 500 };
+            ledger.init(root(i), i, start);
+            ledger.ack(root(i), i, start + Duration::from_millis(ms));
+        }
+        let stats = &ledger.task_stats()[&3];
+        assert!(
+            (stats.p50_latency_ms() - 2.0).abs() < 0.05,
+            "{}",
+            stats.p50_latency_ms()
+        );
+        assert!(
+            (stats.p99_latency_ms() - 500.0).abs() < 5.0,
+            "{}",
+            stats.p99_latency_ms()
+        );
+        assert!(
+            (stats.mean_latency_ms() - 51.8).abs() < 0.5,
+            "{}",
+            stats.mean_latency_ms()
+        );
+        assert_eq!(Ledger::new(start).task_stats().len(), 0);
+        assert_eq!(TaskStats::new().p50_latency_ms(), 0.0, "no tree yet: 0");
     }
 
     #[test]

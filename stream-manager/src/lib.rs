@@ -60,8 +60,10 @@ mod state;
 pub use delivery::{DeliveryTable, Destination, PlanError};
 pub use settings::{AckingSettings, BackpressureSettings, SettingsError};
 
+pub use instances::{FrameStream, InstanceConnection};
 use instances::{InstanceContext, InstanceEvent};
 use peers::PeerEvent;
+pub use router::FrameSink;
 use router::Router;
 
 /// How long the instance writers get to tell their instances about a kill.
@@ -201,6 +203,15 @@ impl Shared {
 /// Runs the stream manager of one container until the topology master says
 /// KILLED (then returns `Ok`) or the process is killed.
 pub async fn run(options: StreamManagerOptions) -> Result<(), StreamManagerError> {
+    run_with(options, None).await
+}
+
+/// As [`run`], also serving the instance connections `in_process` yields
+/// (the JNI bridge's executors) beside those of the instance socket.
+pub async fn run_with(
+    options: StreamManagerOptions,
+    in_process: Option<mpsc::Receiver<InstanceConnection>>,
+) -> Result<(), StreamManagerError> {
     let dir = TopologyDir::new(&options.topology_dir);
     let index = options.container_index;
     let state = match &options.state {
@@ -435,6 +446,9 @@ pub async fn run(options: StreamManagerOptions) -> Result<(), StreamManagerError
         Arc::clone(&shared),
         instance_listener,
     ));
+    if let Some(connections) = in_process {
+        shared.spawn(instances::in_process_loop(Arc::clone(&shared), connections));
+    }
     shared.spawn(peers::accept_loop(Arc::clone(&shared), data_listener));
     shared.spawn(master::session_loop(
         Arc::clone(&shared),
@@ -523,7 +537,11 @@ async fn start_metrics_exports(
             .map_err(io_error("write", file.display().to_string()))?;
         info!(container = shared.index, %addr, "Metrics manager: Prometheus endpoint listening (/metrics).");
     }
-    tasks.extend(manager.spawn_sinks(settings));
+    let log_dir = shared.dir.logs_dir();
+    tasks.extend(manager.spawn_sinks(settings, &log_dir).map_err(io_error(
+        "start",
+        format!("the metrics file sink in {}", log_dir.display()),
+    ))?);
     Ok(tasks)
 }
 

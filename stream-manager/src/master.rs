@@ -19,9 +19,9 @@ use egret_metrics::{MetricKey, Snapshot};
 use egret_proto::frame::{FrameError, decode_message, encode_message};
 use egret_proto::handshake::{HandshakeError, connect};
 use egret_proto::v1::{
-    Empty, MasterToStreamManager, MetricsReport, PeerRole, RegisterStreamManager, ReportedError,
-    StatsReport, StreamManagerLocation, StreamManagerToMaster, master_to_stream_manager,
-    stream_manager_to_master,
+    Empty, LogReply, LogRequest, MasterToStreamManager, MetricsReport, PeerRole,
+    RegisterStreamManager, ReportedError, StatsReport, StreamManagerLocation,
+    StreamManagerToMaster, master_to_stream_manager, stream_manager_to_master,
 };
 use egret_state_manager::StateManager;
 use egret_transport::{Endpoint, TlsError};
@@ -92,6 +92,58 @@ fn metrics_report(shared: &Shared) -> StreamManagerToMaster {
             processes,
         })),
     }
+}
+
+/// The processes of this container whose logs this stream manager serves:
+/// its own and its instances' (the host may hold other containers' logs).
+fn own_processes(shared: &Shared) -> Vec<String> {
+    let mut own = vec![format!("stmgr-{}", shared.index)];
+    if let Some(container) = shared
+        .packing
+        .containers
+        .iter()
+        .find(|c| c.index == shared.index)
+    {
+        own.extend(container.instances.iter().map(|i| i.instance_id.clone()));
+    }
+    own
+}
+
+/// Answers the master's question about this container's logs, read off the
+/// session's task (files may be large); the reply takes the bounded queue
+/// toward the master and is dropped, like a report, when it is full (the
+/// client's request then times out).
+fn answer_log_request(shared: &Arc<Shared>, request: LogRequest) {
+    let shared = Arc::clone(shared);
+    tokio::task::spawn_blocking(move || {
+        let query = request.query.unwrap_or_default();
+        let own = own_processes(&shared);
+        let logs_dir = shared.dir.logs_dir();
+        let mut reply = LogReply {
+            request_id: request.request_id,
+            ..Default::default()
+        };
+        if query.process.is_empty() {
+            let present = egret_state_manager::logs::list(&logs_dir);
+            reply.processes = present.into_iter().filter(|p| own.contains(p)).collect();
+        } else if !own.contains(&query.process) {
+            reply.error = format!(
+                "process '{}' is not one of container {}",
+                query.process, shared.index
+            );
+        } else {
+            let lines = usize::try_from(query.lines).unwrap_or(usize::MAX);
+            match egret_state_manager::logs::tail(&logs_dir, &query.process, lines) {
+                Ok(tail) => reply.lines = tail,
+                Err(err) => reply.error = err.to_string(),
+            }
+        }
+        forward(
+            &shared,
+            stream_manager_to_master::Message::Logs(reply),
+            "logs",
+        );
+    });
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -183,7 +235,7 @@ pub(crate) async fn session_loop(
 }
 
 async fn session(
-    shared: &Shared,
+    shared: &Arc<Shared>,
     addr: &Endpoint,
     data_port: u16,
     backoff: &mut Backoff,
@@ -280,6 +332,9 @@ async fn session(
                     }
                     Some(master_to_stream_manager::Message::Error(reason)) => {
                         return Err(SessionError::Refused(reason));
+                    }
+                    Some(master_to_stream_manager::Message::Logs(request)) => {
+                        answer_log_request(shared, request);
                     }
                     None => warn!("Ignoring an empty or unknown message from the topology master."),
                 }

@@ -79,7 +79,7 @@ pub(crate) fn merge_cap(settings: &crate::settings::BackpressureSettings) -> u64
 pub(crate) const LEDGER_COMPONENT: &str = "__ledger";
 
 /// The sending half of a framed connection (Unix or TCP), owned by a writer.
-pub(crate) type FrameSink =
+pub type FrameSink =
     std::pin::Pin<Box<dyn futures::Sink<bytes::Bytes, Error = egret_proto::FrameError> + Send>>;
 
 /// A batch in an outbound queue, with the bytes its gauge counts for it.
@@ -475,6 +475,7 @@ impl Router {
             registry.set(key("__fail-count"), stats.failed as f64);
             registry.set(key("__timeout-count"), stats.timed_out as f64);
             registry.set(key("__complete-latency-ms"), stats.mean_latency_ms());
+            registry.set(key("__complete-latency-p50-ms"), stats.p50_latency_ms());
             registry.set(key("__complete-latency-p99-ms"), stats.p99_latency_ms());
         }
         let key = |name: &str| MetricKey::new(name, LEDGER_COMPONENT, 0);

@@ -35,11 +35,13 @@ use nix::unistd::Pid;
 use tempfile::TempDir;
 
 pub mod connectors;
+pub mod faults;
 pub mod hosts;
 pub mod jars;
 pub mod kube;
 pub mod sequence;
 pub mod servers;
+pub mod ui;
 pub mod word_count;
 
 /// Package of the example topologies in the examples jar.
@@ -51,6 +53,10 @@ pub const COMMAND_TIMEOUT: Duration = Duration::from_secs(45);
 /// The period of [`Cluster::wait_quiescent`]'s reports: the stream managers'
 /// metrics tick (1 s; a changed snapshot is written at most every 5 s).
 pub const QUIET_REPORT: Duration = Duration::from_secs(1);
+
+/// The prefix of the instance JVMs' heap and GC metrics in a stream
+/// manager's snapshot, which [`Cluster::wait_quiescent`] does not compare.
+const JVM_METRICS: &str = "egret.jvm.";
 
 /// Default bound of [`Cluster::wait_quiescent`]: a drained topology settles in
 /// a few reports; a stream manager snapshot is at most 5 s behind.
@@ -608,19 +614,61 @@ pub fn read_metrics(topology_dir: &Path) -> (BTreeMap<String, MetricsSnapshot>, 
 static SERIAL: Mutex<()> = Mutex::new(());
 static NAMES: AtomicU32 = AtomicU32::new(0);
 
+/// How a test's topologies reach their JVMs (`egret.instance.bridge`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bridge {
+    /// One JVM per executor over a Unix socket (Egret's default).
+    Socket,
+    /// One JVM embedded in each container's stream manager process.
+    Jni,
+}
+
+/// The environment variable that picks the bridge of every [`Cluster::new`]
+/// (`socket` or `jni`; unset: socket).
+pub const BRIDGE_ENV: &str = "EGRET_E2E_BRIDGE";
+
+impl Bridge {
+    /// The config value.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Socket => "socket",
+            Self::Jni => "jni",
+        }
+    }
+
+    /// The bridge [`BRIDGE_ENV`] names; an error naming anything else.
+    pub fn from_env() -> Result<Self> {
+        match std::env::var(BRIDGE_ENV).ok().as_deref().map(str::trim) {
+            None | Some("" | "socket") => Ok(Self::Socket),
+            Some("jni") => Ok(Self::Jni),
+            Some(other) => Err(HarnessError::Failed(format!(
+                "{BRIDGE_ENV} must be socket or jni, found {other:?}"
+            ))),
+        }
+    }
+}
+
 /// One test's private local cluster (see the module docs).
 pub struct Cluster {
     pub artifacts: Artifacts,
     home: TempDir,
     home_str: String,
     test: String,
+    bridge: Bridge,
     // Dropped last: the next test starts only once this one is cleaned up.
     _serial: MutexGuard<'static, ()>,
 }
 
 impl Cluster {
-    /// A fresh `EGRET_HOME` for test `test`; waits for the previous test to end.
+    /// A fresh `EGRET_HOME` for test `test`; waits for the previous test to
+    /// end. Its topologies use the bridge [`BRIDGE_ENV`] names.
     pub fn new(test: &str) -> Result<Self> {
+        Self::with_bridge(test, Bridge::from_env()?)
+    }
+
+    /// [`Cluster::new`] whose topologies use `bridge` (written to
+    /// `$EGRET_HOME/egret.yaml`, the config layer every submission reads).
+    pub fn with_bridge(test: &str, bridge: Bridge) -> Result<Self> {
         let serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
         let artifacts = Artifacts::locate()?;
         let home = tempfile::Builder::new()
@@ -636,10 +684,53 @@ impl Cluster {
             home,
             home_str,
             test: test.to_owned(),
+            bridge,
             _serial: serial,
         };
         fs::create_dir_all(cluster.out_dir()).map_err(io_err("create", &cluster.out_dir()))?;
+        if bridge != Bridge::Socket {
+            let file = cluster.home().join("egret.yaml");
+            fs::write(&file, format!("egret.instance.bridge: {}\n", bridge.name()))
+                .map_err(io_err("write", &file))?;
+        }
         Ok(cluster)
+    }
+
+    /// The bridge this cluster's topologies use.
+    pub fn bridge(&self) -> Bridge {
+        self.bridge
+    }
+
+    /// Checks that running topology `name` uses this cluster's bridge: with
+    /// jni no instance JVM runs and every stream manager logged that its
+    /// embedded JVM runs its executors; with socket, instance JVMs run.
+    pub fn check_bridge(&self, name: &str) -> Result<()> {
+        let instances = instance_processes(self.home());
+        let logs = self.topology_dir(name).join("logs");
+        let embedded: Vec<String> = fs::read_dir(&logs)
+            .map_err(io_err("list", &logs))?
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().starts_with("stmgr-"))
+            .filter(|e| {
+                fs::read_to_string(e.path())
+                    .is_ok_and(|t| t.contains("The embedded JVM runs the container's executors"))
+            })
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        match self.bridge {
+            Bridge::Jni if !instances.is_empty() => Err(HarnessError::Failed(format!(
+                "bridge jni, but instance JVMs run: {instances:?}"
+            ))),
+            Bridge::Jni if embedded.is_empty() => Err(HarnessError::Failed(
+                "bridge jni, but no stream manager logged its embedded JVM".to_owned(),
+            )),
+            Bridge::Socket if instances.is_empty() || !embedded.is_empty() => {
+                Err(HarnessError::Failed(format!(
+                    "bridge socket, but instance JVMs {instances:?} and embedded JVMs in {embedded:?}"
+                )))
+            }
+            _ => Ok(()),
+        }
     }
 
     /// This test's `EGRET_HOME`.
@@ -778,7 +869,8 @@ impl Cluster {
     /// saw last: no tree is pending in any stream manager's ledger
     /// (`egret.ledger.pending` is 0 in every `DIR/metrics/stmgr-N.json`, and
     /// there is at least one) and `observe` (the counts a test is about to
-    /// assert) plus those snapshots' counters (all but their time stamp) were
+    /// assert) plus those snapshots' counters (all but their time stamp and the
+    /// instance JVMs' heap and GC figures) were
     /// unchanged over two consecutive reports, [`QUIET_REPORT`] apart.
     ///
     /// This replaces sleeping before exact counts: a late duplicate or a
@@ -796,7 +888,16 @@ impl Cluster {
             let stmgrs: BTreeMap<String, Vec<Metric>> = snapshots
                 .into_iter()
                 .filter(|(process, _)| process.starts_with("stmgr-"))
-                .map(|(process, s)| (process, s.metrics))
+                .map(|(process, s)| {
+                    // An idle JVM's heap and GC figures move on their own:
+                    // they say nothing of tuples.
+                    let metrics = s
+                        .metrics
+                        .into_iter()
+                        .filter(|m| !m.name.starts_with(JVM_METRICS))
+                        .collect();
+                    (process, metrics)
+                })
                 .collect();
             (observe(), stmgrs, errors)
         };

@@ -287,11 +287,22 @@ impl Observed {
     /// last batch the stream manager no longer reads is blocked in that write,
     /// and runs no ack callback until its throttle lifts (reported as a shim
     /// defect); the tree events wait and are handled at the resume.
+    ///
+    /// The window ends no later than the last sample every series has: the
+    /// files are read at one moment, and a bolt task's last sample can be
+    /// older than the spout's (each writes its own file on its own clock).
     fn resume_window(&self, after: u64) -> Option<(u64, u64)> {
         let points = self.spout.values().next()?;
+        let covered = self
+            .spout
+            .values()
+            .chain(self.bolt.values())
+            .map(|p| p.last().map_or(0, |p| p.ms))
+            .min()?;
         let resumes: Vec<u64> = points
             .windows(2)
             .filter(|w| w[0].ms >= after && w[1].values[0] > w[0].values[0])
+            .filter(|w| w[1].ms <= covered)
             .map(|w| w[1].ms)
             .collect();
         let (first, last) = (*resumes.first()?, *resumes.last()?);

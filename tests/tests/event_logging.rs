@@ -8,6 +8,14 @@
 //! debug --disable`), nothing more of it is, while the spout, turned on by
 //! `egret debug NAME words --enable`, logs its emits with their message ids.
 //! The spout emits one batch per gate file, so each phase sees known tuples.
+//!
+//! The same topology checks Storm's dynamic log levels: `upper` logs each tuple
+//! at DEBUG, silent at the configured INFO; `egret set_log_level NAME -l
+//! dev.egret.examples=DEBUG` (a prefix of its logger) makes batch 4's lines
+//! appear in its instances' logs without a restart, `-r` silences batch 5, and
+//! a level set for 3 seconds through `Nimbus.setLogConfig` (the main again) is
+//! reported by `getLogConfig` and reset by the master once its time is up.
+//! Last, `egret stats` shows the spout's complete latency p50 and p99.
 
 #![allow(
     clippy::expect_used,
@@ -134,6 +142,131 @@ fn words_events(out: &Path, batch: usize) -> BTreeSet<(String, String, String, S
         .collect()
 }
 
+/// The logger of EventLogTopology's `upper` bolt.
+const UPPER_LOGGER: &str = "dev.egret.examples.EventLogTopology$UpperBolt";
+
+/// `upper`'s DEBUG lines for batch `batch` in every log.
+fn debug_lines(cluster: &Cluster, batch: usize) -> usize {
+    let needle = format!(" DEBUG {UPPER_LOGGER} - upper evl-{batch}-");
+    cluster
+        .logs()
+        .values()
+        .map(|text| text.matches(&needle).count())
+        .sum()
+}
+
+/// `egret set_log_level`: refusals name the problem; a prefix of `upper`'s
+/// logger at DEBUG makes batch 4's lines appear; `-r` silences batch 5.
+fn log_levels_change_without_a_restart(cluster: &Cluster, name: &str) {
+    for batch in 1..=3 {
+        assert_eq!(debug_lines(cluster, batch), 0, "DEBUG lines at level INFO");
+    }
+    for (args, want) in [
+        (
+            vec!["set_log_level", name, "-l", "dev.egret=LOUD"],
+            "unknown log level 'LOUD'",
+        ),
+        (
+            vec!["set_log_level", name, "-l", "dev.egret"],
+            "LOGGER=LEVEL[:TIMEOUT]",
+        ),
+        (
+            vec!["set_log_level", name, "-l", "dev.egret=DEBUG:soon"],
+            "'soon'",
+        ),
+        (
+            vec!["set_log_level", "no-such-topology", "-l", "ROOT=DEBUG"],
+            "no-such-topology",
+        ),
+    ] {
+        let out = cluster.run(&args).expect("egret set_log_level");
+        assert!(!out.success(), "{args:?} accepted: {}", out.describe());
+        assert!(
+            out.combined().contains(want),
+            "{args:?}: {}",
+            out.describe()
+        );
+    }
+    let set = cluster
+        .run(["set_log_level", name, "-l", "dev.egret.examples=DEBUG"])
+        .expect("egret set_log_level");
+    assert!(set.success(), "{}", set.describe());
+    assert!(
+        set.stdout.contains("dev.egret.examples\tDEBUG"),
+        "{}",
+        set.describe()
+    );
+    wait_logs(cluster, "Log levels now {dev.egret.examples=DEBUG}", 3);
+    run_batch(cluster, 4);
+    wait_until(
+        "upper's DEBUG lines of batch 4",
+        WAIT,
+        || (debug_lines(cluster, 4) == BATCH).then_some(()),
+        || {
+            format!(
+                "{} lines\n{}",
+                debug_lines(cluster, 4),
+                cluster.describe_logs(10)
+            )
+        },
+    )
+    .expect("DEBUG lines");
+    let shown = cluster
+        .run(["set_log_level", name])
+        .expect("egret set_log_level");
+    assert!(
+        shown.success() && shown.stdout.contains("dev.egret.examples\tDEBUG"),
+        "{}",
+        shown.describe()
+    );
+    let reset = cluster
+        .run(["set_log_level", name, "-r", "dev.egret.examples"])
+        .expect("egret set_log_level -r");
+    assert!(reset.success(), "{}", reset.describe());
+    assert!(
+        reset.stdout.contains("No logger has a level of its own"),
+        "{}",
+        reset.describe()
+    );
+    wait_logs(cluster, "Log levels now as configured", 3);
+    run_batch(cluster, 5);
+    std::thread::sleep(FLUSHED);
+    assert_eq!(debug_lines(cluster, 5), 0, "upper logged at DEBUG after -r");
+    assert_eq!(debug_lines(cluster, 4), BATCH);
+}
+
+/// `egret stats`: the spout's complete latency p50 and p99 (the ledgers'),
+/// p50 at most p99; bolts have none.
+fn stats_show_the_spouts_latency_quantiles(cluster: &Cluster, name: &str) {
+    let row = |out: &str, component: &str| -> Option<Vec<String>> {
+        out.lines()
+            .find(|l| l.starts_with(&format!("{component} ")))
+            .map(|l| l.split_whitespace().map(str::to_owned).collect())
+    };
+    let (p50, p99, out) = wait_until(
+        "egret stats to show the spout's p50 and p99",
+        WAIT,
+        || {
+            let out = cluster.run(["stats", name]).ok()?;
+            let fields = row(&out.stdout, "words")?;
+            let p50: f64 = fields.get(10)?.parse().ok()?;
+            let p99: f64 = fields.get(11)?.parse().ok()?;
+            Some((p50, p99, out.stdout))
+        },
+        || {
+            cluster
+                .run(["stats", name])
+                .map(|o| o.describe())
+                .unwrap_or_default()
+        },
+    )
+    .expect("quantiles shown");
+    assert!(out.contains("P50_MS") && out.contains("P99_MS"), "{out}");
+    assert!(p50 > 0.0 && p50 <= p99, "p50 {p50} p99 {p99}: {out}");
+    let upper = row(&out, "upper").expect("the upper row");
+    assert_eq!(upper[10..], ["-", "-"], "{out}");
+}
+
 #[test]
 fn debug_turns_event_logging_on_and_off_per_component() {
     let cluster = Cluster::new("event_logging").expect("cluster");
@@ -187,13 +320,6 @@ fn debug_turns_event_logging_on_and_off_per_component() {
 
     // On for `upper` at 100%, through NimbusClient.debug (the topology's main).
     fs::write(out.join("enable-debug"), b"").expect("gate");
-    let jar_out = main.join().expect("main thread");
-    assert!(jar_out.success(), "{}", jar_out.describe());
-    assert!(
-        jar_out.stdout.contains("DEBUG upper on"),
-        "{}",
-        jar_out.describe()
-    );
     wait_logs(&cluster, "Event logging of upper is on", 2);
     run_batch(&cluster, 2);
     let expected = upper_events(&out, 2);
@@ -241,6 +367,63 @@ fn debug_turns_event_logging_on_and_off_per_component() {
     let logged = events(&dir);
     assert_eq!(logged.len(), 2 * BATCH, "{logged:?}");
     assert_eq!(logged.into_iter().collect::<BTreeSet<_>>(), expected_all);
+
+    log_levels_change_without_a_restart(&cluster, &name);
+
+    // Through Nimbus.setLogConfig (the main): DEBUG for 3 seconds, then reset by the master.
+    fs::write(out.join("log-timeout"), b"").expect("gate");
+    let jar_out = main.join().expect("main thread");
+    assert!(jar_out.success(), "{}", jar_out.describe());
+    assert!(
+        jar_out.stdout.contains("DEBUG upper on"),
+        "{}",
+        jar_out.describe()
+    );
+    assert!(
+        jar_out
+            .stdout
+            .contains(&format!("LOGCONFIG {UPPER_LOGGER}=DEBUG:3")),
+        "getLogConfig: {}",
+        jar_out.describe()
+    );
+    wait_logs(
+        &cluster,
+        &format!("Log levels now {{{UPPER_LOGGER}=DEBUG}}"),
+        3,
+    );
+    wait_until(
+        "the master to reset the level once its 3 seconds passed",
+        WAIT,
+        || {
+            let out = cluster.run(["set_log_level", &name]).ok()?;
+            out.stdout
+                .contains("No logger has a level of its own")
+                .then_some(())
+        },
+        || cluster.describe_logs(10),
+    )
+    .expect("level reset");
+    wait_until(
+        "the instances to return to the configured levels twice (-r, then the timeout)",
+        WAIT,
+        || {
+            let reset = cluster
+                .logs()
+                .values()
+                .filter(|t| t.matches("Log levels now as configured").count() >= 2)
+                .count();
+            (reset >= 3).then_some(())
+        },
+        || cluster.describe_logs(10),
+    )
+    .expect("instances reset");
+    run_batch(&cluster, 6);
+    assert_eq!(
+        debug_lines(&cluster, 6),
+        0,
+        "upper logged at DEBUG after the timeout"
+    );
+    stats_show_the_spouts_latency_quantiles(&cluster, &name);
 
     cluster.kill_and_check_clean(&name).expect("kill");
 }

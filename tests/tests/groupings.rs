@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
-use egret_e2e::{Cluster, QUIET_TIMEOUT, complete_lines, task_files, wait_until};
+use egret_e2e::{Bridge, Cluster, QUIET_TIMEOUT, complete_lines, task_files, wait_until};
 
 /// `GroupingsTopology.COUNT`: values 0..COUNT on each stream.
 const COUNT: u32 = 12;
@@ -140,7 +140,16 @@ fn check_contexts(out: &Path, component: &str, n: usize) -> Vec<i32> {
 
 #[test]
 fn all_global_direct_and_multi_task_executors() {
-    let cluster = Cluster::new("groupings").expect("cluster");
+    groupings_on(Bridge::from_env().expect("bridge"));
+}
+
+#[test]
+fn all_global_direct_and_multi_task_executors_with_the_jni_bridge() {
+    groupings_on(Bridge::Jni);
+}
+
+fn groupings_on(bridge: Bridge) {
+    let cluster = Cluster::with_bridge("groupings", bridge).expect("cluster");
     let name = cluster.topology_name();
     cluster
         .submit_example("GroupingsTopology", &name)
@@ -154,6 +163,9 @@ fn all_global_direct_and_multi_task_executors() {
     ) {
         panic!("{e}\n{}", cluster.describe_logs(20));
     }
+    cluster
+        .check_bridge(&name)
+        .unwrap_or_else(|e| panic!("{e}\n{}", cluster.describe_logs(20)));
     // Let duplicates, if any, arrive before the exact checks.
     cluster
         .wait_quiescent(&name, QUIET_TIMEOUT, || snapshot(&out))

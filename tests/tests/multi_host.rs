@@ -266,6 +266,7 @@ fn word_count_runs_across_hosts_and_survives_the_master() {
     let work4 = cluster.home().join("work-4").join("topologies").join(&name);
     refusals_are_seen(master_addr, &setup.credentials, &work4, &first);
     metrics_reach_the_operator(&cluster, &net, &setup, &name);
+    ui_serves_the_cluster(&cluster, &net, &setup, &name);
 
     // kill -9 the serving master: ZooKeeper ends its session, the standby
     // registers, and every stream manager follows it there.
@@ -353,10 +354,7 @@ const CUT: Duration = Duration::from_secs(17);
 const DEFAULT_SEED: u64 = 0x5eed_0012;
 
 fn seed() -> u64 {
-    std::env::var("EGRET_FAULT_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(DEFAULT_SEED)
+    egret_e2e::faults::seed(DEFAULT_SEED)
 }
 
 /// SplitMix64: a fault schedule replayable from its seed.
@@ -825,4 +823,104 @@ fn metrics_reach_the_operator(cluster: &Cluster, net: &TestNet, setup: &Setup, n
             "container-{i}'s restarts are shown:\n{last}"
         );
     }
+}
+
+/// `egret ui` against the cluster's ZooKeeper, from the root namespace: the
+/// topology is listed with its 3 workers, Storm UI's topology page carries
+/// the word count's exact numbers (from the master on the fourth host), the
+/// logs of every container's processes are listed and tailed although they
+/// are on other hosts (relayed by the master from their stream managers), an
+/// unknown process is a 404, and a kill without credentials is refused with
+/// the topology left ACTIVE. `egret logs` reads the same way.
+fn ui_serves_the_cluster(cluster: &Cluster, net: &TestNet, setup: &Setup, name: &str) {
+    let mut cmd = cluster.egret(["ui", "--bind", "127.0.0.1:0"]);
+    cmd.args(&setup.zk);
+    net.resolve_names(&mut cmd);
+    let ui = egret_e2e::ui::Ui::spawn(cmd);
+
+    let summary = ui.get("/api/v1/topology/summary");
+    let entry = summary["topologies"]
+        .as_array()
+        .and_then(|t| t.iter().find(|t| t["name"] == name))
+        .unwrap_or_else(|| panic!("{name} is not in the summary: {summary}"))
+        .clone();
+    assert_eq!(entry["status"], "ACTIVE", "{entry}");
+    assert_eq!(entry["workersTotal"], 3, "{entry}");
+    let id = entry["id"].as_str().expect("an id").to_owned();
+
+    let words: u64 = expected_counts().values().sum();
+    wait_until(
+        "the word count's exact numbers in Storm UI's topology page",
+        Duration::from_secs(30),
+        || {
+            let t = ui.get(&format!("/api/v1/topology/{id}"));
+            let executed = t["bolts"]
+                .as_array()
+                .and_then(|b| b.iter().find(|b| b["boltId"] == "count"))
+                .and_then(|b| b["executed"].as_u64());
+            (t["spouts"][0]["emitted"].as_u64() == Some(200) && executed == Some(words))
+                .then_some(())
+        },
+        || ui.call("GET", &format!("/api/v1/topology/{id}"), None).1,
+    )
+    .unwrap();
+
+    let logs = ui.get(&format!("/api/egret/topologies/{name}/logs"));
+    for i in 1..=3 {
+        let process = format!("stmgr-{i}");
+        let entry = logs["containers"]
+            .as_array()
+            .and_then(|c| c.iter().find(|e| e["process"] == process.as_str()))
+            .unwrap_or_else(|| panic!("no log of {process} listed: {logs}"));
+        assert_eq!(entry["container"], i, "{entry}");
+    }
+    // An instance's log, on its container's host.
+    assert!(
+        logs["processes"].as_array().is_some_and(|p| p
+            .iter()
+            .any(|p| p.as_str().is_some_and(|p| p.starts_with("count-")))),
+        "no instance log of the count bolt: {logs}"
+    );
+    let tail = ui.get(&format!(
+        "/api/egret/topologies/{name}/logs/stmgr-2?lines=40"
+    ));
+    let lines = tail["lines"].as_array().expect("lines");
+    assert!(!lines.is_empty() && lines.len() <= 40, "{tail}");
+    let whole = ui.get(&format!(
+        "/api/egret/topologies/{name}/logs/stmgr-2?lines=2000"
+    ));
+    assert!(
+        whole["lines"].as_array().is_some_and(|l| l.iter().any(|l| l
+            .as_str()
+            .is_some_and(|l| l.contains("Registered with the topology master")))),
+        "stmgr-2's log, read on host 2: {whole}"
+    );
+    let (status, body) = ui.call(
+        "GET",
+        &format!("/api/egret/topologies/{name}/logs/nope-7"),
+        None,
+    );
+    assert_eq!(status, 404, "{body}");
+
+    let (status, body) = ui.call("POST", &format!("/api/v1/topology/{id}/kill/0"), None);
+    assert_eq!(status, 403, "a kill without credentials: {body}");
+    let after = ui.get(&format!("/api/egret/topologies/{name}"));
+    assert_eq!(after["summary"]["status"], "ACTIVE", "{}", after["summary"]);
+
+    let mut args = vec!["logs".to_owned(), name.to_owned(), "stmgr-3".to_owned()];
+    args.extend(setup.zk.iter().cloned());
+    let shown = operator(cluster, net, &args);
+    assert!(
+        shown.success() && shown.stdout.contains("Registered with the topology master"),
+        "{}",
+        shown.describe()
+    );
+    let mut args = vec!["logs".to_owned(), name.to_owned(), "count".to_owned()];
+    args.extend(setup.zk.iter().cloned());
+    let shown = operator(cluster, net, &args);
+    assert!(
+        shown.success() && shown.stdout.contains("==> count-"),
+        "{}",
+        shown.describe()
+    );
 }

@@ -5,6 +5,8 @@
 //! - two Graphite sinks, one at a port that accepts and never reads, one at
 //!   nothing: their drop counters rise, their queues stay bounded, and the
 //!   topology's counts are still exact;
+//! - the rotating-file sink: the last batch of JSON lines in each
+//!   container's `logs/metrics-N.jsonl` holds the same exact counts;
 //! - the `storm` command's operating habits: `egret version`, `egret monitor`,
 //!   `egret logs`.
 //!
@@ -199,6 +201,8 @@ fn observing_the_word_count() {
                 &queue,
                 "-c",
                 "egret.stats.interval.secs=1",
+                "-c",
+                "egret.metrics.file.enabled=true",
             ],
         )
         .expect("submit");
@@ -214,6 +218,8 @@ fn observing_the_word_count() {
     .unwrap_or_else(|e| fail(&cluster, &e));
 
     prometheus_counters_equal_the_exact_counts(&cluster, &name);
+    every_instance_reports_its_jvm_heap(&cluster, &name);
+    the_metrics_file_has_the_exact_counts(&cluster, &name);
     sinks_drop_and_count_with_bounded_queues(&cluster, &name, &[&stalled_addr, &dead_addr]);
     // The sinks cost the topology nothing it counts.
     assert_eq!(
@@ -424,6 +430,132 @@ fn prometheus_counters_equal_the_exact_counts(cluster: &Cluster, name: &str) {
             .all(|s| s.samples.iter().any(|x| x.metric == "egret_ledger_pending")),
         "egret_ledger_pending missing"
     );
+}
+
+/// The samples of the newest batch in `logs/metrics-N.jsonl` of every
+/// container: (metric, component) summed over tasks and streams.
+fn last_file_batches(
+    dir: &Path,
+    containers: i32,
+) -> Result<BTreeMap<(String, String), f64>, String> {
+    let mut sums = BTreeMap::new();
+    for index in 1..=containers {
+        let path = dir.join("logs").join(format!("metrics-{index}.jsonl"));
+        let text =
+            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let lines: Vec<serde_json::Value> = text
+            .lines()
+            .map(serde_json::from_str)
+            .collect::<Result<_, _>>()
+            .map_err(|e| format!("{}: not JSON lines: {e}", path.display()))?;
+        let last = lines
+            .iter()
+            .filter_map(|l| l["ts"].as_u64())
+            .max()
+            .ok_or_else(|| format!("{}: empty", path.display()))?;
+        for line in lines.iter().filter(|l| l["ts"].as_u64() == Some(last)) {
+            if line.get("stream").is_none() {
+                continue;
+            }
+            let key = (
+                line["metric"].as_str().unwrap_or_default().to_owned(),
+                line["component"].as_str().unwrap_or_default().to_owned(),
+            );
+            *sums.entry(key).or_insert(0.0) += line["value"].as_f64().unwrap_or(f64::NAN);
+        }
+    }
+    Ok(sums)
+}
+
+fn the_metrics_file_has_the_exact_counts(cluster: &Cluster, name: &str) {
+    let dir = cluster.topology_dir(name);
+    let want: Vec<f64> = expected_counters().iter().map(|c| c.2).collect();
+    let from_file = |sums: &BTreeMap<(String, String), f64>| -> Vec<f64> {
+        expected_counters()
+            .iter()
+            .map(|(metric, component, _)| {
+                let stat = metric
+                    .trim_start_matches("storm_")
+                    .trim_end_matches("_total");
+                sums.get(&(stat.to_owned(), (*component).to_owned()))
+                    .copied()
+                    .unwrap_or(0.0)
+            })
+            .collect()
+    };
+    wait_until(
+        "the newest batch of the metrics files to hold the exact counts",
+        Duration::from_secs(30),
+        || {
+            let sums = last_file_batches(&dir, 2).ok()?;
+            (from_file(&sums) == want).then_some(())
+        },
+        || match last_file_batches(&dir, 2) {
+            Ok(sums) => format!("want {want:?}, got {:?}", from_file(&sums)),
+            Err(e) => e,
+        },
+    )
+    .unwrap_or_else(|e| fail(cluster, &e));
+}
+
+/// Every instance (a log of its own in `logs/`) has a non-zero
+/// `egret_jvm_heap_used_bytes` in its container's exposition.
+fn every_instance_reports_its_jvm_heap(cluster: &Cluster, name: &str) {
+    let dir = cluster.topology_dir(name);
+    let mut instances: Vec<String> = std::fs::read_dir(dir.join("logs"))
+        .expect("logs dir")
+        .filter_map(Result::ok)
+        .filter_map(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .strip_suffix(".log")
+                .map(str::to_owned)
+        })
+        .filter(|n| {
+            !["tmaster", "scheduler", "stmgr-", "container-"]
+                .iter()
+                .any(|p| n.starts_with(p))
+        })
+        .collect();
+    instances.sort();
+    assert!(instances.len() >= 6, "{instances:?}");
+    let heaps = |scrapes: &[prometheus_parse::Scrape]| -> Vec<String> {
+        let mut seen: Vec<String> = scrapes
+            .iter()
+            .flat_map(|s| s.samples.iter())
+            .filter(|s| s.metric == "egret_jvm_heap_used_bytes" && value(s) > 0.0)
+            .filter_map(|s| s.labels.get("component").map(str::to_owned))
+            .collect();
+        seen.sort();
+        seen.dedup();
+        seen
+    };
+    wait_until(
+        "every instance's JVM heap in the expositions",
+        Duration::from_secs(30),
+        || {
+            let scrapes = scrape_all(&dir, 2).ok()?;
+            (heaps(&scrapes) == instances).then_some(())
+        },
+        || match scrape_all(&dir, 2) {
+            Ok(scrapes) => format!("want {instances:?}, got {:?}", heaps(&scrapes)),
+            Err(e) => e,
+        },
+    )
+    .unwrap_or_else(|e| fail(cluster, &e));
+    let scrapes = scrape_all(&dir, 2).unwrap_or_else(|e| fail(cluster, &e));
+    for metric in [
+        "egret_jvm_heap_committed_bytes",
+        "egret_jvm_gc_count",
+        "egret_jvm_gc_time_ms",
+    ] {
+        assert!(
+            scrapes
+                .iter()
+                .all(|s| s.samples.iter().any(|x| x.metric == metric)),
+            "{metric} missing"
+        );
+    }
 }
 
 fn sinks_drop_and_count_with_bounded_queues(cluster: &Cluster, name: &str, sinks: &[&str]) {

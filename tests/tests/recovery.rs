@@ -9,7 +9,9 @@
 use std::path::Path;
 use std::time::Duration;
 
-use egret_e2e::{Cluster, instance_pids, task_files, wait_until};
+use egret_e2e::{
+    Bridge, Cluster, instance_pids, instance_processes, role_processes, task_files, wait_until,
+};
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 
@@ -69,5 +71,128 @@ fn killed_instance_jvm_is_restarted_and_resumes() {
         )
         .unwrap_or_else(|e| fail(&cluster, &e));
 
+    cluster.kill_and_check_clean(&name).expect("clean kill");
+}
+
+/// With the JNI bridge a JVM crash is the crash of its process, the stream
+/// manager's: `kill -9` of every stream manager (and with it the embedded
+/// JVM running the executors), then the containers restart them, a new
+/// embedded JVM runs the same executors and ticks resume.
+#[test]
+fn killed_stream_manager_with_its_embedded_jvm_is_restarted_and_resumes() {
+    let cluster = Cluster::with_bridge("recovery-jni", Bridge::Jni).expect("cluster");
+    let name = cluster.topology_name();
+    cluster
+        .submit_example("TickTopology", &name)
+        .expect("submit");
+    let out = cluster.out_dir();
+
+    wait_until(
+        "2 ticks before the kill",
+        Duration::from_secs(45),
+        || (tick_count(&out) >= 2).then_some(()),
+        || format!("{:?}", task_files(&out, "ticks")),
+    )
+    .unwrap_or_else(|e| fail(&cluster, &e));
+    cluster
+        .check_bridge(&name)
+        .unwrap_or_else(|e| fail(&cluster, &e));
+    let victims: Vec<i32> = role_processes(cluster.home(), "stmgr")
+        .iter()
+        .map(|p| p.pid)
+        .collect();
+    assert!(!victims.is_empty(), "no stream manager runs");
+    for victim in &victims {
+        kill(Pid::from_raw(*victim), Signal::SIGKILL).expect("kill -9 the stream manager");
+    }
+    let ticks_at_kill = tick_count(&out);
+
+    wait_until(
+        "new stream managers",
+        Duration::from_secs(30),
+        || {
+            let now: Vec<i32> = role_processes(cluster.home(), "stmgr")
+                .iter()
+                .map(|p| p.pid)
+                .collect();
+            (now.len() == victims.len() && now.iter().all(|p| !victims.contains(p))).then_some(())
+        },
+        || format!("{:?}", role_processes(cluster.home(), "stmgr").len()),
+    )
+    .unwrap_or_else(|e| fail(&cluster, &e));
+    wait_until(
+        "3 more ticks from the restarted executors",
+        Duration::from_secs(45),
+        || (tick_count(&out) >= ticks_at_kill + 3).then_some(()),
+        || format!("{} ticks, {ticks_at_kill} at the kill", tick_count(&out)),
+    )
+    .unwrap_or_else(|e| fail(&cluster, &e));
+    assert!(
+        instance_processes(cluster.home()).is_empty(),
+        "an instance JVM runs with the JNI bridge"
+    );
+    cluster
+        .wait_for_log(
+            "Child exited unexpectedly; restarting.",
+            Duration::from_secs(5),
+        )
+        .unwrap_or_else(|e| fail(&cluster, &e));
+
+    cluster.kill_and_check_clean(&name).expect("clean kill");
+}
+
+/// With the JNI bridge an executor whose user code throws dies as in Storm
+/// and is started again inside the same JVM: the stream manager's process
+/// (the JVM's) keeps running, the bolt records again after its crash.
+#[test]
+fn an_executor_whose_bolt_throws_is_restarted_inside_the_embedded_jvm() {
+    let cluster = Cluster::with_bridge("crash-once-jni", Bridge::Jni).expect("cluster");
+    let name = cluster.topology_name();
+    cluster
+        .submit_example("CrashOnceTopology", &name)
+        .expect("submit");
+    let out = cluster.out_dir();
+    let recorded =
+        |out: &Path| -> usize { task_files(out, "crasher").values().map(Vec::len).sum() };
+    wait_until(
+        "the bolt's crash",
+        Duration::from_secs(45),
+        || out.join("crashed").exists().then_some(()),
+        || format!("{} recorded", recorded(&out)),
+    )
+    .unwrap_or_else(|e| fail(&cluster, &e));
+    let managers: Vec<i32> = role_processes(cluster.home(), "stmgr")
+        .iter()
+        .map(|p| p.pid)
+        .collect();
+    let at_crash = recorded(&out);
+    wait_until(
+        "10 more tuples recorded by the restarted executor",
+        Duration::from_secs(45),
+        || (recorded(&out) >= at_crash + 10).then_some(()),
+        || format!("{} recorded, {at_crash} at the crash", recorded(&out)),
+    )
+    .unwrap_or_else(|e| fail(&cluster, &e));
+    cluster
+        .wait_for_log(
+            "injected crash of the crash-once bolt",
+            Duration::from_secs(5),
+        )
+        .unwrap_or_else(|e| fail(&cluster, &e));
+    cluster
+        .wait_for_log("restarting it in this JVM", Duration::from_secs(5))
+        .unwrap_or_else(|e| fail(&cluster, &e));
+    let now: Vec<i32> = role_processes(cluster.home(), "stmgr")
+        .iter()
+        .map(|p| p.pid)
+        .collect();
+    assert_eq!(
+        now, managers,
+        "the stream managers (and their JVMs) were restarted: the executor was not restarted inside its JVM"
+    );
+    assert!(
+        instance_processes(cluster.home()).is_empty(),
+        "an instance JVM runs with the JNI bridge"
+    );
     cluster.kill_and_check_clean(&name).expect("clean kill");
 }

@@ -25,11 +25,13 @@ use std::path::Path;
 use std::thread;
 use std::time::{Duration, Instant};
 
+use egret_e2e::faults::Rng;
 use egret_e2e::sequence::{
     Msg, Observed, Workload, duplicates, gaps_by_key, sample, wait_all_logged,
 };
 use egret_e2e::{
-    Cluster, HarnessError, instance_processes, parent_pid, read_metrics, role_processes, wait_until,
+    Bridge, Cluster, HarnessError, instance_processes, parent_pid, read_metrics, role_processes,
+    wait_until,
 };
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
@@ -114,7 +116,16 @@ fn assert_pending_within(o: &Observed, cap: u32) {
 
 #[test]
 fn no_faults_every_message_is_acked_exactly_once() {
-    let cluster = Cluster::new("reliable").expect("cluster");
+    acked_exactly_once_on(Bridge::from_env().expect("bridge"));
+}
+
+#[test]
+fn no_faults_every_message_is_acked_exactly_once_with_the_jni_bridge() {
+    acked_exactly_once_on(Bridge::Jni);
+}
+
+fn acked_exactly_once_on(bridge: Bridge) {
+    let cluster = Cluster::with_bridge("reliable", bridge).expect("cluster");
     let name = cluster.topology_name();
     let w = Workload {
         keys: 20,
@@ -130,6 +141,9 @@ fn no_faults_every_message_is_acked_exactly_once() {
     );
     let started = Instant::now();
     wait_all_acked(&cluster, w, Duration::from_secs(120));
+    cluster
+        .check_bridge(&name)
+        .unwrap_or_else(|e| fail_with(&cluster, &e));
     let o = settle(&cluster, Duration::from_secs(2), Duration::from_secs(30));
     eprintln!(
         "no faults: {} in {:.1} s",
@@ -230,34 +244,8 @@ struct Fault {
     container: Option<u32>,
 }
 
-/// splitmix64: a deterministic schedule from a seed, without a crate.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        usize::try_from(self.next() % u64::try_from(n).expect("small")).expect("small")
-    }
-
-    fn shuffle<T>(&mut self, items: &mut [T]) {
-        for i in (1..items.len()).rev() {
-            items.swap(i, self.below(i + 1));
-        }
-    }
-}
-
 fn seed() -> u64 {
-    std::env::var("EGRET_FAULT_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(DEFAULT_SEED)
+    egret_e2e::faults::seed(DEFAULT_SEED)
 }
 
 /// The index of the container supervising `pid` (its parent), if any.

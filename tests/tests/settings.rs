@@ -15,10 +15,11 @@ use std::time::Duration;
 use egret_e2e::{Cluster, wait_until};
 
 /// Non-default values of every resolved setting (key, value).
-const VALUES: [(&str, &str); 10] = [
+const VALUES: [(&str, &str); 11] = [
     ("egret.frame.max.bytes", "8000000"),
     ("egret.batch.size", "64"),
     ("egret.batch.flush.ms", "7"),
+    ("egret.batch.flush.idle", "false"),
     ("egret.instance.inbound.bytes", "300000"),
     ("egret.instance.outbound.bytes", "200000"),
     ("egret.backpressure.high.watermark.bytes", "900000"),
@@ -30,7 +31,7 @@ const VALUES: [(&str, &str); 10] = [
 
 /// The line each process logs once at startup.
 const EXPECTED: &str = "Resolved settings: egret.frame.max.bytes=8000000 egret.batch.size=64 \
-    egret.batch.flush.ms=7 egret.instance.inbound.bytes=300000 \
+    egret.batch.flush.ms=7 egret.batch.flush.idle=false egret.instance.inbound.bytes=300000 \
     egret.instance.outbound.bytes=200000 egret.backpressure.high.watermark.bytes=900000 \
     egret.backpressure.low.watermark.bytes=300000 acking=false \
     topology.message.timeout.secs=17 topology.enable.message.timeouts=false";

@@ -19,7 +19,7 @@ use std::ffi::OsStr;
 use std::time::Duration;
 
 use egret_e2e::jars::{Background, LogWatch, first_lines, message};
-use egret_e2e::{Cluster, Output};
+use egret_e2e::{Bridge, Cluster, Output};
 use nix::sys::signal::Signal;
 
 const STARTER: &str = "org.apache.storm.starter";
@@ -209,6 +209,40 @@ fn word_count_counts_words_split_by_the_python_shell_bolt() {
     let mut lines = counts.extra.clone();
     lines.extend(counts.samples.iter().cloned());
     report(&format!("WordCountTopology (after {took:.0?})"), &lines);
+}
+
+/// storm-starter's `WordCountTopology` in its own local mode (no arguments:
+/// its main submits to a `LocalCluster`, sleeps 10 s and shuts it down) with
+/// the JNI bridge: its executors start in time to count words before main's
+/// 10 s are over, and `egret local` ends by itself when main returns.
+#[test]
+fn word_count_in_its_own_local_mode_counts_words_with_the_jni_bridge() {
+    let cluster = Cluster::with_bridge("starter-wordcount-local", Bridge::Jni).expect("cluster");
+    let mut local = start_local(&cluster, "WordCountTopology", &[]);
+    let mut counts = Counts::new("count", "split", &["started subprocess [python"]);
+    let seen = cluster.watch_logs_of(
+        "words counted within main's 10 s",
+        Duration::from_secs(40),
+        &mut counts,
+        Some(&mut local),
+    );
+    let out = local
+        .wait(Duration::from_secs(40))
+        .expect("wait for egret local");
+    if let Err(e) = seen {
+        panic!("{e}\negret local: {}", out.describe());
+    }
+    assert!(
+        out.status.is_some(),
+        "egret local did not end after main returned: {}",
+        out.describe()
+    );
+    cluster
+        .assert_no_leftovers()
+        .expect("no process left after egret local ended");
+    let mut lines = counts.extra.clone();
+    lines.extend(counts.samples.iter().cloned());
+    report("WordCountTopology in local mode, jni bridge", &lines);
 }
 
 #[test]

@@ -25,12 +25,11 @@
     reason = "test code: a failed expectation is the test failing, with its message"
 )]
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
+use egret_e2e::ui::Ui;
 use egret_e2e::word_count::expected_counts;
 use egret_e2e::{Cluster, wait_until, workspace_root};
 use serde_json::Value;
@@ -39,110 +38,13 @@ use serde_json::Value;
 const ERROR_TEXT: &str = "slow bolt is falling behind at tuple ";
 const TOKEN: &str = "e2e-ui-token-0123456789abcdef";
 
-/// A running `egret ui`, killed on drop.
-struct Ui {
-    child: Child,
-    addr: String,
-}
-
-impl Ui {
-    fn start(cluster: &Cluster, credentials: Option<&Path>) -> Ui {
-        let mut cmd = cluster.egret(["ui", "--bind", "127.0.0.1:0"]);
-        cmd.env_remove("EGRET_UI_CREDENTIALS_FILE");
-        if let Some(file) = credentials {
-            cmd.arg("--credentials-file").arg(file);
-        }
-        let mut child = cmd
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn egret ui");
-        let stdout = child.stdout.take().expect("stdout");
-        let mut line = String::new();
-        BufReader::new(stdout).read_line(&mut line).expect("read");
-        let addr = line
-            .trim()
-            .strip_prefix("Egret UI on http://")
-            .and_then(|a| a.strip_suffix('/'))
-            .unwrap_or_else(|| panic!("unexpected first line of egret ui: {line:?}"))
-            .to_owned();
-        Ui { child, addr }
+/// `egret ui` on `cluster`, with `credentials` enabling the mutating calls.
+fn start_ui(cluster: &Cluster, credentials: Option<&Path>) -> Ui {
+    let mut cmd = cluster.egret(["ui", "--bind", "127.0.0.1:0"]);
+    if let Some(file) = credentials {
+        cmd.arg("--credentials-file").arg(file);
     }
-
-    fn url(&self) -> String {
-        format!("http://{}/", self.addr)
-    }
-
-    /// One HTTP/1.1 request; returns the status and the body.
-    fn call(&self, method: &str, path: &str, token: Option<&str>) -> (u16, String) {
-        self.call_with(method, path, token, "")
-    }
-
-    fn call_with(
-        &self,
-        method: &str,
-        path: &str,
-        token: Option<&str>,
-        body: &str,
-    ) -> (u16, String) {
-        let mut stream = TcpStream::connect(&self.addr).expect("connect to egret ui");
-        stream
-            .set_read_timeout(Some(Duration::from_secs(20)))
-            .expect("timeout");
-        let auth = token.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
-        write!(
-            stream,
-            "{method} {path} HTTP/1.1\r\nHost: {}\r\n{auth}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
-            self.addr,
-            body.len()
-        )
-        .expect("send");
-        let mut raw = Vec::new();
-        stream.read_to_end(&mut raw).expect("read response");
-        let text = String::from_utf8_lossy(&raw).into_owned();
-        let (head, body) = text.split_once("\r\n\r\n").expect("a response with a body");
-        let status: u16 = head
-            .split(' ')
-            .nth(1)
-            .and_then(|s| s.parse().ok())
-            .expect("status");
-        let body = if head
-            .to_ascii_lowercase()
-            .contains("transfer-encoding: chunked")
-        {
-            dechunk(body)
-        } else {
-            body.to_owned()
-        };
-        (status, body)
-    }
-
-    fn get(&self, path: &str) -> Value {
-        let (status, body) = self.call("GET", path, None);
-        assert_eq!(status, 200, "GET {path}: {body}");
-        serde_json::from_str(&body).unwrap_or_else(|e| panic!("GET {path}: {e}: {body}"))
-    }
-}
-
-impl Drop for Ui {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn dechunk(body: &str) -> String {
-    let mut out = String::new();
-    let mut rest = body;
-    while let Some((size, after)) = rest.split_once("\r\n") {
-        let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
-        if n == 0 || after.len() < n {
-            break;
-        }
-        out.push_str(&after[..n]);
-        rest = after[n..].trim_start_matches("\r\n");
-    }
-    out
+    Ui::spawn(cmd)
 }
 
 /// Fails unless `value` is an object holding every field of `fields`.
@@ -528,7 +430,7 @@ fn check_auth(cluster: &Cluster, open: &Ui, slow: &str, slow_id: &str, word_coun
     // Credentials configured: without the token, or with another, refused (401).
     let file = cluster.home().join("ui-token");
     std::fs::write(&file, format!("{TOKEN}\n")).expect("write the token");
-    let secured = Ui::start(cluster, Some(&file));
+    let secured = start_ui(cluster, Some(&file));
     for path in &calls {
         for token in [None, Some("e2e-ui-token-0123456789abcdeX")] {
             let (status, body) = secured.call("POST", path, token);
@@ -713,7 +615,20 @@ fn ui_rest_api_storm_shape_auth_and_a_real_browser() {
     cluster
         .submit_example("WordCountTopology", &word_count)
         .expect("submit the word count");
-    let ui = Ui::start(&cluster, None);
+    let ui = start_ui(&cluster, None);
+    // `egret jar` returns when main() does; the masters start after it.
+    wait_until(
+        "both topologies' masters to answer (ACTIVE)",
+        Duration::from_secs(60),
+        || {
+            let summary = ui.get("/api/v1/topology/summary");
+            let topologies = summary["topologies"].as_array()?.clone();
+            (topologies.len() == 2 && topologies.iter().all(|t| t["status"] == "ACTIVE"))
+                .then_some(())
+        },
+        || ui.call("GET", "/api/v1/topology/summary", None).1,
+    )
+    .expect("both topologies running");
     let slow_id = ui.get("/api/egret/topologies")["topologies"]
         .as_array()
         .and_then(|ts| ts.iter().find(|t| t["name"] == slow.as_str()))
@@ -738,6 +653,13 @@ fn ui_rest_api_storm_shape_auth_and_a_real_browser() {
             .map(Vec::len),
         Some(2)
     );
+    // No log level set: the physical plan's list is there and empty.
+    assert_eq!(
+        overview["physical"]["logLevels"].as_array().map(Vec::len),
+        Some(0),
+        "{}",
+        overview["physical"]
+    );
     let series = ui.get(&format!(
         "/api/egret/topologies/{slow}/series?prefix=emitted/"
     ));
@@ -747,6 +669,19 @@ fn ui_rest_api_storm_shape_auth_and_a_real_browser() {
             .is_some_and(|p| !p.is_empty()),
         "{series}"
     );
+    // The instance JVMs' heap, as their stream managers report it: every
+    // component has a non-zero point.
+    let heap = ui.get(&format!(
+        "/api/egret/topologies/{slow}/series?prefix=jvm-heap-bytes/"
+    ));
+    for component in ["spout", "slow"] {
+        assert!(
+            heap["series"][format!("jvm-heap-bytes/{component}")]
+                .as_array()
+                .is_some_and(|p| p.iter().any(|x| x["v"].as_f64().is_some_and(|v| v > 0.0))),
+            "{component}: {heap}"
+        );
+    }
     let log = ui.get(&format!(
         "/api/egret/topologies/{slow}/logs/stmgr-1?lines=5"
     ));

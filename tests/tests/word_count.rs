@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 use egret_e2e::word_count::expected_counts;
-use egret_e2e::{Cluster, QUIET_TIMEOUT, task_files, wait_until};
+use egret_e2e::{Bridge, Cluster, QUIET_TIMEOUT, task_files, wait_until};
 
 /// Java's `Arrays.deepHashCode(new Object[]{word})` for an ASCII/BMP string,
 /// the key hash Storm's fields grouping uses.
@@ -54,7 +54,16 @@ fn finals(seen: &Seen) -> BTreeMap<String, u64> {
 
 #[test]
 fn word_count_is_exact_and_each_word_has_one_task() {
-    let cluster = Cluster::new("wordcount").expect("cluster");
+    word_count_on(Bridge::from_env().expect("bridge"));
+}
+
+#[test]
+fn word_count_is_exact_with_the_jni_bridge() {
+    word_count_on(Bridge::Jni);
+}
+
+fn word_count_on(bridge: Bridge) {
+    let cluster = Cluster::with_bridge("wordcount", bridge).expect("cluster");
     let name = cluster.topology_name();
     cluster
         .submit_example("WordCountTopology", &name)
@@ -87,6 +96,9 @@ fn word_count_is_exact_and_each_word_has_one_task() {
     if let Err(e) = reached {
         panic!("{e}\n{}", cluster.describe_logs(20));
     }
+    cluster
+        .check_bridge(&name)
+        .unwrap_or_else(|e| panic!("{e}\n{}", cluster.describe_logs(20)));
 
     // Let anything duplicated or late arrive before the exact checks.
     let seen = cluster

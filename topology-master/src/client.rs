@@ -59,6 +59,25 @@ pub async fn request(
     request_to(&addr, &credentials, request, timeout).await
 }
 
+/// Sends one request to the master of topology `name` of a multi-host
+/// cluster: found in `state` (the shared state manager) and authenticated with
+/// the topology's credentials in `credentials_dir` (where `egret jar` wrote
+/// them: `<egret.credentials.dir>/<name>/`).
+pub async fn request_cluster(
+    state: &Backend,
+    name: &str,
+    credentials_dir: &Path,
+    request: ClientRequest,
+    timeout: Duration,
+) -> Result<ClientResponse, ClientError> {
+    let addr = state
+        .master_location(name)
+        .await?
+        .ok_or_else(|| ClientError::NoAddress(name.to_owned()))?;
+    let credentials = TopologyCredentials::load(credentials_dir)?;
+    request_to(&addr, &credentials, request, timeout).await
+}
+
 /// Sends one request to the topology master at `addr` (found by the caller
 /// in the state manager), authenticated with the topology's `credentials`.
 pub async fn request_to(

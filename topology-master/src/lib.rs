@@ -46,9 +46,9 @@ use egret_proto::frame::{decode_message, encode_message};
 use egret_proto::handshake::accept;
 use egret_proto::v1::{
     ClientRequest, ClientResponse, ComponentKind, DebugRequest, ExecutorStatsSummary,
-    MasterToStreamManager, MetricsReport, PackingPlan, PeerRole, PhysicalPlan, ProcessMetrics,
-    RebalanceRequest, ReportedError, StatsReport, StreamManagerLocation, StreamManagerToMaster,
-    Topology, TopologyState, TopologySummary, WindowedStats, client_request,
+    LogConfigRequest, MasterToStreamManager, MetricsReport, PackingPlan, PeerRole, PhysicalPlan,
+    ProcessMetrics, RebalanceRequest, ReportedError, StatsReport, StreamManagerLocation,
+    StreamManagerToMaster, Topology, TopologyState, TopologySummary, WindowedStats, client_request,
     master_to_stream_manager, stream_manager_to_master,
 };
 use egret_proto::{FrameCodec, Token};
@@ -58,13 +58,15 @@ use egret_state_manager::{
 use egret_transport::{CredentialsError, Endpoint, Host, Tls, TlsStream, TopologyCredentials};
 use futures::{SinkExt, StreamExt};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{oneshot, watch};
+use tokio::sync::{mpsc, oneshot, watch};
 use tokio_util::codec::Framed;
 use tracing::{debug, error, info, warn};
 
 pub mod client;
 pub mod debug;
 pub mod errors;
+pub mod log_levels;
+mod logs;
 pub mod stats;
 
 /// How long a peer may take to send its hello (and a client its request).
@@ -194,6 +196,8 @@ struct Inner {
     state: TopologyState,
     /// Storm's debug options (event logging), by component ("" for the whole topology).
     debug: debug::DebugOptions,
+    /// Storm's dynamic log levels, by logger.
+    log_levels: log_levels::LogLevels,
     killing: bool,
     /// A rebalance is under way: no plan is published any more.
     rebalancing: bool,
@@ -204,6 +208,8 @@ struct Registration {
     location: StreamManagerLocation,
     /// Dropped when a newer registration replaces this one: its connection closes.
     _superseded: oneshot::Sender<()>,
+    /// Log queries for this stream manager's connection ([`logs`]).
+    log_queries: mpsc::Sender<logs::Query>,
 }
 
 /// How long a state change waits for its plan to be stored before the
@@ -274,7 +280,8 @@ impl TopologyMaster {
         let addr = Endpoint::new(host, bound.port());
         let registration = register(&state, &name, addr.clone()).await?;
         info!(%addr, %bound, topology = %topology.id, containers = packing.containers.len(), "Topology master listening.");
-        let (state_now, killing, debug_now) = restored_state(&state, &name, &topology).await;
+        let (state_now, killing, debug_now, log_levels_now) =
+            restored_state(&state, &name, &topology).await;
         let (plan_tx, _) = watch::channel(None);
         let (persisted_tx, _) = watch::channel(None);
         let (killed_tx, _) = watch::channel(state_now == TopologyState::Killed);
@@ -294,6 +301,7 @@ impl TopologyMaster {
             inner: Mutex::new(Inner {
                 state: state_now,
                 debug: debug_now,
+                log_levels: log_levels_now,
                 killing,
                 rebalancing: false,
                 registrations: BTreeMap::new(),
@@ -370,6 +378,7 @@ impl TopologyMaster {
                     break Err(TopologyMasterError::RegistrationLost(reason));
                 }
                 _ = metrics.tick() => {
+                    shared.expire_log_levels();
                     shared.tls.refused().publish(&registry);
                     if let Err(err) = snapshots.write_if_due(&registry, Instant::now()) {
                         debug!(error = %err, "Writing the metrics snapshot failed.");
@@ -474,32 +483,39 @@ async fn restored_state(
     state: &Backend,
     name: &str,
     topology: &Topology,
-) -> (TopologyState, bool, debug::DebugOptions) {
+) -> (
+    TopologyState,
+    bool,
+    debug::DebugOptions,
+    log_levels::LogLevels,
+) {
     let fresh = || {
         (
             TopologyState::Running,
             false,
             debug::DebugOptions::default(),
+            log_levels::LogLevels::default(),
         )
     };
     match state.get_physical_plan(name).await {
         Ok(None) => fresh(),
         Ok(Some(plan)) if plan.topology_id == topology.id => {
             let debug = debug::DebugOptions::restored(topology, &plan.debug);
+            let levels = log_levels::LogLevels::restored(&plan.log_levels, now_ms());
             match TopologyState::try_from(plan.state) {
                 Ok(TopologyState::Killed) => {
                     info!("Restarted after the topology was killed: staying KILLED.");
-                    (TopologyState::Killed, true, debug)
+                    (TopologyState::Killed, true, debug, levels)
                 }
                 Ok(TopologyState::Deactivated) => {
                     info!(
                         "Restarted: the topology stays DEACTIVATED, as the previous topology master left it."
                     );
-                    (TopologyState::Deactivated, false, debug)
+                    (TopologyState::Deactivated, false, debug, levels)
                 }
                 _ => {
                     info!("Restarted: the topology stays RUNNING.");
-                    (TopologyState::Running, false, debug)
+                    (TopologyState::Running, false, debug, levels)
                 }
             }
         }
@@ -515,6 +531,19 @@ async fn restored_state(
 }
 
 impl Shared {
+    /// Drops the log level entries whose timeout has passed and, when one
+    /// was dropped, publishes the plan: the instances' loggers return to the
+    /// level they had before.
+    fn expire_log_levels(&self) {
+        let mut inner = self.lock();
+        if inner.log_levels.expire(now_ms()) {
+            info!("Log levels whose timeout passed were reset.");
+            if !inner.killing {
+                self.publish(&inner);
+            }
+        }
+    }
+
     fn lock(&self) -> MutexGuard<'_, Inner> {
         // A poisoned lock only means a panic elsewhere; the data stays consistent
         // because every critical section is a few assignments.
@@ -551,6 +580,7 @@ impl Shared {
                 .collect(),
             state: inner.state as i32,
             debug: inner.debug.to_plan(),
+            log_levels: inner.log_levels.to_plan(),
         };
         self.plan_tx.send_if_modified(|current| {
             if current.as_deref() == Some(&plan) {
@@ -734,6 +764,8 @@ async fn serve_stream_manager(
     let mut superseded: Option<oneshot::Receiver<()>> = None;
     let mut registered: Option<i32> = None;
     let mut plan_rx = shared.plan_tx.subscribe();
+    let mut log_rx: Option<mpsc::Receiver<logs::Query>> = None;
+    let mut log_pending = logs::Pending::default();
     loop {
         tokio::select! {
             // A replaced connection must not get the plan meant for its successor.
@@ -754,6 +786,22 @@ async fn serve_stream_manager(
                     };
                     if let Err(err) = sink.send(encode_message(&message)).await {
                         warn!(%peer_id, error = %err, "Stream manager lost while sending it the plan.");
+                        return;
+                    }
+                }
+            }
+            Some((query, reply)) = async {
+                match log_rx.as_mut() {
+                    Some(rx) => rx.recv().await,
+                    None => std::future::pending().await,
+                }
+            } => {
+                if let Some(request) = log_pending.start(query, reply) {
+                    let message = MasterToStreamManager {
+                        message: Some(master_to_stream_manager::Message::Logs(request)),
+                    };
+                    if let Err(err) = sink.send(encode_message(&message)).await {
+                        warn!(%peer_id, error = %err, "Stream manager lost while sending it a log query.");
                         return;
                     }
                 }
@@ -803,11 +851,15 @@ async fn serve_stream_manager(
                             warn!(%peer_id, task = error.task_id, "Ignoring a task error from a stream manager that has not registered.");
                         }
                     }
+                    Some(stream_manager_to_master::Message::Logs(reply)) => {
+                        log_pending.finish(reply);
+                    }
                     Some(stream_manager_to_master::Message::Register(register)) => {
                         match register_stream_manager(&shared, &peer_id, register.location, peer) {
-                            Ok((index, rx)) => {
+                            Ok((index, rx, queries)) => {
                                 registered = Some(index);
                                 superseded = Some(rx);
+                                log_rx = Some(queries);
                                 // The current plan (if any) goes to this SM even if it has
                                 // not changed since this receiver was created.
                                 plan_rx.mark_changed();
@@ -836,7 +888,7 @@ fn register_stream_manager(
     peer_id: &str,
     location: Option<StreamManagerLocation>,
     peer: SocketAddr,
-) -> Result<(i32, oneshot::Receiver<()>), String> {
+) -> Result<(i32, oneshot::Receiver<()>, mpsc::Receiver<logs::Query>), String> {
     let Some(mut location) = location else {
         return Err("the registration carries no location".to_owned());
     };
@@ -863,6 +915,7 @@ fn register_stream_manager(
         return Err(format!("its advertised host is not dialable: {err}"));
     }
     let (tx, rx) = oneshot::channel();
+    let (log_queries, log_rx) = mpsc::channel(logs::QUERIES_PER_CONNECTION);
     let mut inner = shared.lock();
     info!(container = index, host = %location.host, data_port = location.data_port, "Stream manager registered.");
     inner.registrations.insert(
@@ -870,10 +923,11 @@ fn register_stream_manager(
         Registration {
             location,
             _superseded: tx,
+            log_queries,
         },
     );
     shared.publish(&inner);
-    Ok((index, rx))
+    Ok((index, rx, log_rx))
 }
 
 async fn serve_client(
@@ -993,6 +1047,35 @@ async fn handle_request(shared: &Arc<Shared>, request: ClientRequest) -> ClientR
             response
         }
         Some(client_request::Request::Rebalance(request)) => rebalance(shared, request).await,
+        Some(client_request::Request::SetLogConfig(request)) => {
+            let response = set_log_config(shared, &request);
+            shared.wait_persisted().await;
+            response
+        }
+        Some(client_request::Request::Logs(query)) => {
+            let connections: Vec<(i32, mpsc::Sender<logs::Query>)> = shared
+                .lock()
+                .registrations
+                .iter()
+                .map(|(index, r)| (*index, r.log_queries.clone()))
+                .collect();
+            match logs::answer(&shared.packing, connections, query).await {
+                Ok(answer) => ClientResponse {
+                    log_processes: answer.log_processes,
+                    log_lines: answer.log_lines,
+                    ..ok_response(shared)
+                },
+                Err(refused) => error_response(refused),
+            }
+        }
+        Some(client_request::Request::LogConfig(_)) => {
+            // The lock is released before ok_response takes it again.
+            let log_levels = shared.lock().log_levels.to_plan();
+            ClientResponse {
+                log_levels,
+                ..ok_response(shared)
+            }
+        }
         Some(client_request::Request::Kill(kill)) => {
             if let Err(refused) = begin_kill(shared, kill.wait_secs) {
                 return error_response(refused);
@@ -1002,7 +1085,7 @@ async fn handle_request(shared: &Arc<Shared>, request: ClientRequest) -> ClientR
             ok_response(shared)
         }
         None => error_response(
-            "unknown or empty client request (this topology master understands describe, topology info, metrics, activate, deactivate, debug, rebalance, kill, detached kill)"
+            "unknown or empty client request (this topology master understands describe, topology info, metrics, activate, deactivate, debug, set log config, log config, rebalance, kill, detached kill)"
                 .to_owned(),
         ),
     }
@@ -1064,6 +1147,42 @@ fn set_debug(shared: &Shared, request: &DebugRequest) -> ClientResponse {
     ok_response(shared)
 }
 
+/// Storm's setLogConfig: validates every change, records them and publishes
+/// the plan, so every stream manager gives its instances the new levels.
+fn set_log_config(shared: &Shared, request: &LogConfigRequest) -> ClientResponse {
+    let mut inner = shared.lock();
+    if inner.killing || inner.rebalancing {
+        return error_response(format!(
+            "cannot change log levels of topology {}: it is being {}",
+            shared.topology.name,
+            if inner.killing {
+                "killed"
+            } else {
+                "rebalanced"
+            }
+        ));
+    }
+    if let Err(refused) = inner.log_levels.apply(request, now_ms()) {
+        return error_response(refused.to_string());
+    }
+    info!(changes = ?request.changes, "Log levels changed by a client request.");
+    shared.publish(&inner);
+    let log_levels = inner.log_levels.to_plan();
+    drop(inner);
+    ClientResponse {
+        log_levels,
+        ..ok_response(shared)
+    }
+}
+
+/// Unix milliseconds now (0 before 1970).
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+        .unwrap_or(0)
+}
+
 /// Storm's rebalance (see the module's invariants): answered once the new
 /// topology and packing plan are stored, with the new plan's sizes.
 async fn rebalance(shared: &Arc<Shared>, request: RebalanceRequest) -> ClientResponse {
@@ -1087,7 +1206,7 @@ async fn rebalance(shared: &Arc<Shared>, request: RebalanceRequest) -> ClientRes
     } else {
         request.wait_secs
     };
-    let (before, debug) = {
+    let (before, debug, log_levels) = {
         let mut inner = shared.lock();
         if inner.killing || inner.rebalancing {
             return error_response(format!(
@@ -1105,7 +1224,7 @@ async fn rebalance(shared: &Arc<Shared>, request: RebalanceRequest) -> ClientRes
         info!(wait_secs, workers = ?changes.workers, executors = ?changes.executors, "Rebalance requested: deactivating the topology.");
         shared.publish(&inner);
         inner.rebalancing = true;
-        (before, inner.debug.to_plan())
+        (before, inner.debug.to_plan(), inner.log_levels.to_plan())
     };
     shared.wait_persisted().await;
     tokio::time::sleep(Duration::from_secs(u64::from(wait_secs))).await;
@@ -1118,6 +1237,7 @@ async fn rebalance(shared: &Arc<Shared>, request: RebalanceRequest) -> ClientRes
         stream_managers: Vec::new(),
         state: before as i32,
         debug,
+        log_levels,
     };
     let stored = async {
         shared.state.put_topology(&topology).await?;

@@ -638,6 +638,99 @@ async fn debug_requests_reach_every_stream_manager_and_survive_a_master_restart(
     assert_eq!(plan.debug.len(), 1);
 }
 
+fn log_change(logger: &str, level: &str, timeout_secs: i32) -> egret_proto::v1::LogLevelChange {
+    egret_proto::v1::LogLevelChange {
+        logger: logger.into(),
+        remove: false,
+        level: level.into(),
+        timeout_secs,
+    }
+}
+
+fn set_log_config(changes: Vec<egret_proto::v1::LogLevelChange>) -> client_request::Request {
+    client_request::Request::SetLogConfig(egret_proto::v1::LogConfigRequest { changes })
+}
+
+#[tokio::test]
+async fn log_levels_reach_every_stream_manager_are_answered_expire_and_survive_a_restart() {
+    let fixture = fixture();
+    let (addr, serving) = start_serving(&fixture).await;
+    let mut one = register(addr, &fixture.keys, 1, 1001).await;
+    let mut two = register(addr, &fixture.keys, 2, 2002).await;
+    assert!(next_plan(&mut one).await.log_levels.is_empty());
+    next_plan(&mut two).await;
+
+    let response = send(&fixture, set_log_config(vec![log_change("a", "LOUD", 0)])).await;
+    assert!(!response.ok);
+    assert!(response.error.contains("'LOUD'"), "{}", response.error);
+
+    let response = send(
+        &fixture,
+        set_log_config(vec![
+            log_change("com.acme", "debug", 0),
+            log_change("ROOT", "WARN", 2),
+        ]),
+    )
+    .await;
+    assert!(response.ok, "{}", response.error);
+    let loggers = |levels: &[egret_proto::v1::LoggerLevel]| {
+        levels
+            .iter()
+            .map(|l| format!("{}={}", l.logger, l.level))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        loggers(&response.log_levels),
+        ["ROOT=WARN", "com.acme=DEBUG"]
+    );
+    assert_eq!(
+        loggers(&next_plan(&mut one).await.log_levels),
+        ["ROOT=WARN", "com.acme=DEBUG"]
+    );
+    assert_eq!(
+        loggers(&next_plan(&mut two).await.log_levels),
+        ["ROOT=WARN", "com.acme=DEBUG"]
+    );
+    // Asked for, they are answered (and the master still serves after).
+    let response = send(&fixture, client_request::Request::LogConfig(Empty {})).await;
+    assert!(response.ok, "{}", response.error);
+    assert_eq!(
+        loggers(&response.log_levels),
+        ["ROOT=WARN", "com.acme=DEBUG"]
+    );
+    // ROOT's 2 seconds pass: the master drops it and publishes.
+    assert_eq!(
+        loggers(&next_plan(&mut one).await.log_levels),
+        ["com.acme=DEBUG"]
+    );
+    assert_eq!(
+        loggers(&fixture.dir.read_physical_plan().unwrap().log_levels),
+        ["com.acme=DEBUG"]
+    );
+
+    // A new master starts with the levels the previous one stored.
+    serving.abort();
+    let _ = serving.await;
+    let restarted = start(&fixture).await;
+    let mut one = register(restarted, &fixture.keys, 1, 1001).await;
+    let _two = register(restarted, &fixture.keys, 2, 2002).await;
+    assert_eq!(
+        loggers(&next_plan(&mut one).await.log_levels),
+        ["com.acme=DEBUG"]
+    );
+    let response = send(
+        &fixture,
+        set_log_config(vec![egret_proto::v1::LogLevelChange {
+            logger: "com.acme".into(),
+            remove: true,
+            ..Default::default()
+        }]),
+    )
+    .await;
+    assert!(response.ok, "{}", response.error);
+    assert!(next_plan(&mut one).await.log_levels.is_empty());
+}
+
 #[tokio::test]
 async fn debug_is_refused_when_the_topology_has_no_event_logger() {
     let fixture = fixture();

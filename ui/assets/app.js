@@ -148,6 +148,7 @@ function charts(all) {
   const scale = (pts, f) => pts.map(p => ({ t: p.t, v: p.v * f }));
   const latency = {};
   Object.entries(pick(all, "complete-latency-ms/")).forEach(([c, v]) => { latency[c + " mean"] = v; });
+  Object.entries(pick(all, "complete-latency-p50-ms/")).forEach(([c, v]) => { latency[c + " p50"] = v; });
   Object.entries(pick(all, "complete-latency-p99-ms/")).forEach(([c, v]) => { latency[c + " p99"] = v; });
   const acks = {};
   Object.entries(pick(all, "acked/")).forEach(([c, v]) => { if (v.some(p => p.v > 0)) acks[c + " acked"] = v; });
@@ -157,18 +158,22 @@ function charts(all) {
   if (all["ledger-bytes"]) queue["ledger"] = scale(all["ledger-bytes"], 1 / 1024);
   const memory = {};
   Object.entries(pick(all, "memory-bytes/")).forEach(([c, v]) => { memory[c] = scale(v, 1 / 1048576); });
+  const heap = {};
+  Object.entries(pick(all, "jvm-heap-bytes/")).forEach(([c, v]) => { heap[c] = scale(v, 1 / 1048576); });
   const bp = pick(all, "backpressure/");
   if (all["backpressure-ms"]) bp["spouts held (ms/s)"] = all["backpressure-ms"];
   return [
     chart("Throughput: emitted", pick(all, "emitted/"), "tuples/s"),
     chart("Throughput: executed", pick(all, "executed/"), "tuples/s"),
     chart("Capacity", pick(all, "capacity/"), "share of time in execute"),
-    chart("Complete latency", latency, "ms, mean and p99 since start"),
+    chart("Complete latency", latency, "ms, mean, p50 and p99 since start"),
     chart("Acks and fails", acks, "trees/s"),
     chart("Backpressure", bp, "engagements/s per congested component"),
     chart("Queue bytes", queue, "KiB"),
     chart("Restarts", all["restarts"] ? { restarts: all["restarts"] } : {}, "total"),
     chart("Memory (cgroup, when isolated)", memory, "MiB"),
+    chart("JVM heap in use", heap, "MiB, summed over the component's instances"),
+    chart("GC", pick(all, "gc-ms/"), "ms/s collecting, summed over the component's instances"),
   ].join("");
 }
 

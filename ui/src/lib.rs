@@ -23,20 +23,20 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use egret_proto::v1::{DetachedKillRequest, Empty, RebalanceRequest, client_request};
-use egret_state_manager::LocalCluster;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
 use tracing::info;
 
 pub mod auth;
-pub mod logs;
 pub mod series;
+pub mod source;
 pub mod storm;
 pub mod view;
 
 use auth::Credentials;
 use series::SeriesStore;
+pub use source::Source;
 use view::{MASTER_TIMEOUT, TopologyView};
 
 /// The default address: loopback only.
@@ -97,7 +97,7 @@ type ApiResult = Result<axum::Json<Value>, UiError>;
 
 #[derive(Clone)]
 struct AppState {
-    cluster: LocalCluster,
+    source: Source,
     credentials: Option<Arc<Credentials>>,
     series: SeriesStore,
 }
@@ -111,7 +111,7 @@ impl UiServer {
     /// Binds `addr`; `credentials` enable the mutating calls.
     pub async fn bind(
         addr: SocketAddr,
-        cluster: LocalCluster,
+        source: Source,
         credentials: Option<Credentials>,
     ) -> Result<Self, UiError> {
         let listener = TcpListener::bind(addr)
@@ -120,7 +120,7 @@ impl UiServer {
         Ok(Self {
             listener,
             state: AppState {
-                cluster,
+                source,
                 credentials: credentials.map(Arc::new),
                 series: SeriesStore::default(),
             },
@@ -133,7 +133,7 @@ impl UiServer {
 
     /// Serves until the process ends; samples the series meanwhile.
     pub async fn serve(self) -> Result<(), UiError> {
-        let sampler = self.state.series.clone().run(self.state.cluster.clone());
+        let sampler = self.state.series.clone().run(self.state.source.clone());
         let sampling = tokio::spawn(sampler);
         if let Ok(addr) = self.listener.local_addr() {
             info!(%addr, mutating = self.state.credentials.is_some(), "Serving the UI and its REST API.");
@@ -250,12 +250,12 @@ fn window(q: &WindowQuery) -> Result<String, UiError> {
 }
 
 async fn storm_cluster(State(s): State<AppState>) -> ApiResult {
-    let views = TopologyView::load_all(&s.cluster).await?;
+    let views = TopologyView::load_all(&s.source).await?;
     Ok(axum::Json(storm::cluster_summary(&views)))
 }
 
 async fn storm_topologies(State(s): State<AppState>) -> ApiResult {
-    let views = TopologyView::load_all(&s.cluster).await?;
+    let views = TopologyView::load_all(&s.source).await?;
     Ok(axum::Json(storm::topology_summary(&views)))
 }
 
@@ -265,7 +265,7 @@ async fn storm_topology(
     Query(q): Query<WindowQuery>,
 ) -> ApiResult {
     let w = window(&q)?;
-    let v = TopologyView::load(&s.cluster, &id).await?;
+    let v = TopologyView::load(&s.source, &id).await?;
     Ok(axum::Json(storm::topology(&v, &w)))
 }
 
@@ -275,7 +275,7 @@ async fn storm_component(
     Query(q): Query<WindowQuery>,
 ) -> ApiResult {
     let w = window(&q)?;
-    let v = TopologyView::load(&s.cluster, &id).await?;
+    let v = TopologyView::load(&s.source, &id).await?;
     storm::component(&v, &component, &w)
         .map(axum::Json)
         .ok_or_else(|| UiError::NotFound(format!("topology '{id}' has no component '{component}'")))
@@ -320,11 +320,10 @@ async fn operate(
         return refused;
     }
     let result = async {
-        let (name, dir) = view::find(&s.cluster, key)?;
-        let id = dir.read_topology().map_err(UiError::state)?.id;
-        view::ask(&dir, request, MASTER_TIMEOUT).await?;
-        info!(topology = %name, operation, "Done on request of the UI's API.");
-        Ok::<_, UiError>(id)
+        let found = s.source.find(key).await?;
+        s.source.ask(&found, request, MASTER_TIMEOUT).await?;
+        info!(topology = %found.name, operation, "Done on request of the UI's API.");
+        Ok::<_, UiError>(found.topology.id)
     }
     .await;
     match result {
@@ -471,15 +470,16 @@ async fn storm_rebalance(
         return refused;
     }
     let result = async {
-        let (name, dir) = view::find(&s.cluster, &id)?;
-        let topology = dir.read_topology().map_err(UiError::state)?;
-        let request = rebalance_request(&topology, &wait, &body)?;
+        let found = s.source.find(&id).await?;
+        let request = rebalance_request(&found.topology, &wait, &body)?;
         // The master answers after the wait.
         let timeout =
             std::time::Duration::from_secs(u64::from(request.wait_secs)) + MASTER_TIMEOUT * 6;
-        view::ask(&dir, client_request::Request::Rebalance(request), timeout).await?;
-        info!(topology = %name, operation = "rebalance", "Done on request of the UI's API.");
-        Ok::<_, UiError>(topology.id)
+        s.source
+            .ask(&found, client_request::Request::Rebalance(request), timeout)
+            .await?;
+        info!(topology = %found.name, operation = "rebalance", "Done on request of the UI's API.");
+        Ok::<_, UiError>(found.topology.id)
     }
     .await;
     match result {
@@ -509,7 +509,7 @@ fn summary_json(v: &TopologyView) -> Value {
 }
 
 async fn topologies(State(s): State<AppState>) -> ApiResult {
-    let views = TopologyView::load_all(&s.cluster).await?;
+    let views = TopologyView::load_all(&s.source).await?;
     let mut list = Vec::new();
     for v in &views {
         let mut entry = summary_json(v);
@@ -588,6 +588,7 @@ fn physical_json(v: &TopologyView) -> Value {
             "container": s.container_index, "host": s.host, "dataPort": s.data_port,
         })).collect::<Vec<_>>(),
         "debug": p.debug.iter().map(|d| json!({"component": d.component, "enable": d.enable, "samplingPct": d.sampling_pct})).collect::<Vec<_>>(),
+        "logLevels": p.log_levels.iter().map(|l| json!({"logger": l.logger, "level": l.level, "timeoutSecs": l.timeout_secs, "resetEpochMs": l.reset_epoch_ms})).collect::<Vec<_>>(),
     })
 }
 
@@ -611,7 +612,7 @@ async fn overview(
 ) -> ApiResult {
     let w = q.window.clone().unwrap_or_else(|| "600".to_owned());
     let w = window(&WindowQuery { window: Some(w) })?;
-    let v = TopologyView::load(&s.cluster, &name).await?;
+    let v = TopologyView::load(&s.source, &name).await?;
     let all_time = v.component_stats(":all-time");
     let components: Vec<Value> = v
         .component_stats(&w)
@@ -635,6 +636,9 @@ async fn overview(
                 "executeLatencyMs": c.sums.execute_latency(),
                 "processLatencyMs": c.sums.process_latency(),
                 "completeLatencyMs": c.sums.complete_latency(),
+                // The ledgers' quantiles since start (their busiest task), spouts only.
+                "completeLatencyP50Ms": s.series.latest(&v.name, &format!("complete-latency-p50-ms/{}", c.id)),
+                "completeLatencyP99Ms": s.series.latest(&v.name, &format!("complete-latency-p99-ms/{}", c.id)),
                 "capacity": c.capacity,
                 "capacityNow": s.series.latest(&v.name, &format!("capacity/{}", c.id)),
                 "emitRate": s.series.latest(&v.name, &format!("emitted/{}", c.id)),
@@ -669,28 +673,28 @@ async fn overview(
 }
 
 async fn logical(State(s): State<AppState>, Path(name): Path<String>) -> ApiResult {
-    let v = TopologyView::load(&s.cluster, &name).await?;
+    let v = TopologyView::load(&s.source, &name).await?;
     Ok(axum::Json(logical_json(&v)))
 }
 
 async fn packing(State(s): State<AppState>, Path(name): Path<String>) -> ApiResult {
-    let v = TopologyView::load(&s.cluster, &name).await?;
+    let v = TopologyView::load(&s.source, &name).await?;
     Ok(axum::Json(packing_json(&v)))
 }
 
 async fn physical(State(s): State<AppState>, Path(name): Path<String>) -> ApiResult {
-    let v = TopologyView::load(&s.cluster, &name).await?;
+    let v = TopologyView::load(&s.source, &name).await?;
     Ok(axum::Json(physical_json(&v)))
 }
 
 async fn errors(State(s): State<AppState>, Path(name): Path<String>) -> ApiResult {
-    let v = TopologyView::load(&s.cluster, &name).await?;
+    let v = TopologyView::load(&s.source, &name).await?;
     Ok(axum::Json(json!({ "errors": errors_json(&v) })))
 }
 
 async fn metrics(State(s): State<AppState>, Path(name): Path<String>) -> ApiResult {
-    let (_, dir) = view::find(&s.cluster, &name)?;
-    let processes = view::process_metrics(&dir).await?;
+    let found = s.source.find(&name).await?;
+    let processes = view::process_metrics(&s.source, &found).await?;
     Ok(axum::Json(json!({
         "processes": processes.iter().map(|p| json!({
             "process": p.process, "updatedMs": p.updated_ms,
@@ -709,7 +713,7 @@ async fn series_of(
     Path(name): Path<String>,
     Query(q): Query<SeriesQuery>,
 ) -> ApiResult {
-    let (name, _) = view::find(&s.cluster, &name)?;
+    let name = s.source.find(&name).await?.name;
     let prefix = q.prefix.unwrap_or_default();
     Ok(axum::Json(json!({
         "resolutionSecs": series::RESOLUTION.as_secs(),
@@ -720,7 +724,7 @@ async fn series_of(
 }
 
 async fn backpressure(State(s): State<AppState>, Path(name): Path<String>) -> ApiResult {
-    let (name, _) = view::find(&s.cluster, &name)?;
+    let name = s.source.find(&name).await?.name;
     let by_component: serde_json::Map<String, Value> = s
         .series
         .get(&name, "backpressure/")
@@ -735,10 +739,12 @@ async fn backpressure(State(s): State<AppState>, Path(name): Path<String>) -> Ap
 }
 
 async fn log_list(State(s): State<AppState>, Path(name): Path<String>) -> ApiResult {
-    let (_, dir) = view::find(&s.cluster, &name)?;
-    Ok(axum::Json(
-        json!({ "processes": logs::list(&dir.logs_dir()) }),
-    ))
+    let found = s.source.find(&name).await?;
+    let entries = s.source.logs(&found).await?;
+    Ok(axum::Json(json!({
+        "processes": entries.iter().map(|e| &e.process).collect::<Vec<_>>(),
+        "containers": entries.iter().map(|e| json!({"process": e.process, "container": e.container})).collect::<Vec<_>>(),
+    })))
 }
 
 #[derive(Deserialize)]
@@ -751,9 +757,9 @@ async fn log_tail(
     Path((name, process)): Path<(String, String)>,
     Query(q): Query<TailQuery>,
 ) -> ApiResult {
-    let (_, dir) = view::find(&s.cluster, &name)?;
+    let found = s.source.find(&name).await?;
     let lines = q.lines.unwrap_or(200);
-    let tail = logs::tail(&dir.logs_dir(), &process, lines)?;
+    let tail = s.source.log_tail(&found, &process, lines).await?;
     Ok(axum::Json(json!({ "process": process, "lines": tail })))
 }
 

@@ -15,8 +15,8 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use crate::source::Source;
 use egret_proto::v1::ProcessMetrics;
-use egret_state_manager::LocalCluster;
 use serde::Serialize;
 use tracing::debug;
 
@@ -90,12 +90,15 @@ impl Sample {
     /// `executed/C`, `acked/C`, `failed/C` (rates per second),
     /// `edge/SRC/STREAM/DST` (tuples per second DST executed from SRC's
     /// STREAM), `capacity/C` (busiest executor's share of time in execute,
-    /// over the last interval), `complete-latency-ms/C` and
-    /// `complete-latency-p99-ms/C` (spouts, since start),
+    /// over the last interval), `complete-latency-ms/C`,
+    /// `complete-latency-p50-ms/C` and `complete-latency-p99-ms/C` (spouts,
+    /// since start),
     /// `backpressure/C` (times a queue toward C went above the high
     /// watermark, per second), `backpressure-ms` (ms per second some spout was
     /// held back), `queue-bytes-peak`, `ledger-bytes`, `restarts`,
-    /// `memory-bytes/C` (cgroup memory of C's instances, when isolated).
+    /// `memory-bytes/C` (cgroup memory of C's instances, when isolated),
+    /// `jvm-heap-bytes/C` (heap in use in C's instance JVMs), `gc-ms/C` (ms
+    /// per second C's instance JVMs spent collecting).
     pub fn of(view: &TopologyView, metrics: &[ProcessMetrics]) -> Self {
         let mut s = Self::default();
         for e in view.executors() {
@@ -128,6 +131,9 @@ impl Sample {
                     "__complete-latency-ms" => {
                         s.gauge_max(format!("complete-latency-ms/{c}"), m.value)
                     }
+                    "__complete-latency-p50-ms" => {
+                        s.gauge_max(format!("complete-latency-p50-ms/{c}"), m.value)
+                    }
                     "__complete-latency-p99-ms" => {
                         s.gauge_max(format!("complete-latency-p99-ms/{c}"), m.value)
                     }
@@ -141,6 +147,15 @@ impl Sample {
                     "egret.cgroup.memory-bytes" => {
                         let component = instance_component(view, c).unwrap_or(c);
                         s.gauge_sum(format!("memory-bytes/{component}"), m.value)
+                    }
+                    // The instance JVMs' own figures (their stream manager's metrics, by instance).
+                    "egret.jvm.heap.used-bytes" => {
+                        let component = instance_component(view, c).unwrap_or(c);
+                        s.gauge_sum(format!("jvm-heap-bytes/{component}"), m.value)
+                    }
+                    "egret.jvm.gc.time-ms" => {
+                        let component = instance_component(view, c).unwrap_or(c);
+                        s.counter(format!("gc-ms/{component}"), m.value)
                     }
                     _ => {}
                 }
@@ -238,8 +253,8 @@ impl SeriesStore {
     }
 
     /// Samples every topology of `cluster` once.
-    pub async fn sample(&self, cluster: &LocalCluster) {
-        let views = match TopologyView::load_all(cluster).await {
+    pub async fn sample(&self, source: &Source) {
+        let views = match TopologyView::load_all(source).await {
             Ok(v) => v,
             Err(e) => {
                 debug!(error = %e, "Cannot list the topologies to sample.");
@@ -251,19 +266,21 @@ impl SeriesStore {
             if v.info.is_none() {
                 continue;
             }
-            let metrics = view::process_metrics(&v.dir).await.unwrap_or_default();
+            let metrics = view::process_metrics(source, &v.found)
+                .await
+                .unwrap_or_default();
             let t = now_ms();
             self.record(&v.name, v.id(), t, Sample::of(&v, &metrics));
         }
     }
 
     /// Samples every [`RESOLUTION`], forever.
-    pub async fn run(self, cluster: LocalCluster) {
+    pub async fn run(self, source: Source) {
         let mut tick = tokio::time::interval(RESOLUTION);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             tick.tick().await;
-            self.sample(&cluster).await;
+            self.sample(&source).await;
         }
     }
 }

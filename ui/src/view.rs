@@ -1,22 +1,19 @@
 //! What the UI knows of one topology at one moment: its logical plan, packing
-//! and physical plans (from the state manager's files), and what its master
+//! and physical plans (from the state manager), and what its master
 //! answers (summary, per-executor statistics, errors, process metrics).
 //! Built per request; nothing here is cached.
 
 use std::collections::BTreeMap;
-use std::time::Duration;
 
 use egret_proto::v1::{
-    ClientRequest, ClientResponse, ComponentKind, Empty, ExecutorStatsSummary, PackingPlan,
-    PhysicalPlan, ProcessMetrics, TaskStatsDelta, Topology, TopologyState, client_request,
+    ClientResponse, ComponentKind, Empty, ExecutorStatsSummary, PackingPlan, PhysicalPlan,
+    ProcessMetrics, TaskStatsDelta, Topology, TopologyState, client_request,
 };
-use egret_state_manager::{LocalCluster, TopologyDir};
 use serde::Deserialize;
 
 use crate::UiError;
-
-/// How long one question to a topology master may take.
-pub const MASTER_TIMEOUT: Duration = Duration::from_secs(5);
+pub use crate::source::MASTER_TIMEOUT;
+use crate::source::{Found, Source};
 
 /// A component's capacity (Storm's: executed × execute latency ÷ window) at
 /// or above which it is the topology's bottleneck (Storm UI colours such a
@@ -25,7 +22,7 @@ pub const BOTTLENECK_CAPACITY: f64 = 0.7;
 
 pub struct TopologyView {
     pub name: String,
-    pub dir: TopologyDir,
+    pub found: Found,
     pub topology: Topology,
     pub packing: Option<PackingPlan>,
     pub physical: Option<PhysicalPlan>,
@@ -35,64 +32,29 @@ pub struct TopologyView {
     pub unreachable: Option<String>,
 }
 
-/// Finds a topology by name or by id.
-pub fn find(cluster: &LocalCluster, key: &str) -> Result<(String, TopologyDir), UiError> {
-    if let Ok(dir) = cluster.topology(key) {
-        return Ok((key.to_owned(), dir));
-    }
-    for name in cluster.topology_names().map_err(UiError::state)? {
-        if let Ok(dir) = cluster.topology(&name)
-            && dir.read_topology().is_ok_and(|t| t.id == key)
-        {
-            return Ok((name, dir));
-        }
-    }
-    Err(UiError::NotFound(format!(
-        "no topology named or with id '{key}'"
-    )))
-}
-
-pub async fn ask(
-    dir: &TopologyDir,
-    request: client_request::Request,
-    timeout: Duration,
-) -> Result<ClientResponse, UiError> {
-    let response = egret_topology_master::client::request(
-        dir.path(),
-        ClientRequest {
-            request: Some(request),
-        },
-        timeout,
-    )
-    .await
-    .map_err(|e| UiError::Master(e.to_string()))?;
-    if response.ok {
-        Ok(response)
-    } else {
-        Err(UiError::Refused(response.error))
-    }
-}
-
 impl TopologyView {
-    pub async fn load(cluster: &LocalCluster, key: &str) -> Result<Self, UiError> {
-        let (name, dir) = find(cluster, key)?;
-        let topology = dir.read_topology().map_err(UiError::state)?;
-        let packing = dir.read_packing_plan().ok();
-        let physical = dir.read_physical_plan().ok();
-        let (info, unreachable) = match ask(
-            &dir,
-            client_request::Request::TopologyInfo(Empty {}),
-            MASTER_TIMEOUT,
-        )
-        .await
+    pub async fn load(source: &Source, key: &str) -> Result<Self, UiError> {
+        let found = source.find(key).await?;
+        Self::of(source, found).await
+    }
+
+    async fn of(source: &Source, found: Found) -> Result<Self, UiError> {
+        let (packing, physical) = source.plans(&found).await;
+        let (info, unreachable) = match source
+            .ask(
+                &found,
+                client_request::Request::TopologyInfo(Empty {}),
+                MASTER_TIMEOUT,
+            )
+            .await
         {
             Ok(info) => (Some(info), None),
             Err(e) => (None, Some(e.to_string())),
         };
         Ok(Self {
-            name,
-            dir,
-            topology,
+            name: found.name.clone(),
+            topology: found.topology.clone(),
+            found,
             packing,
             physical,
             info,
@@ -102,10 +64,10 @@ impl TopologyView {
 
     /// Every topology of the cluster, sorted by name; one that cannot be read
     /// (being submitted or retired) is left out.
-    pub async fn load_all(cluster: &LocalCluster) -> Result<Vec<Self>, UiError> {
+    pub async fn load_all(source: &Source) -> Result<Vec<Self>, UiError> {
         let mut all = Vec::new();
-        for name in cluster.topology_names().map_err(UiError::state)? {
-            if let Ok(view) = Self::load(cluster, &name).await {
+        for name in source.names().await? {
+            if let Ok(view) = Self::load(source, &name).await {
                 all.push(view);
             }
         }
@@ -384,17 +346,24 @@ pub struct SnapshotMetric {
 }
 
 /// The latest metrics of every process of the topology: the master's answer
-/// (its own and its stream managers' reports), and the scheduler's snapshot
-/// file (restarts of the master and the containers), which only the local
-/// scheduler writes.
-pub async fn process_metrics(dir: &TopologyDir) -> Result<Vec<ProcessMetrics>, UiError> {
-    let mut all = ask(
-        dir,
-        client_request::Request::Metrics(Empty {}),
-        MASTER_TIMEOUT,
-    )
-    .await?
-    .metrics;
+/// (its own and its stream managers' reports), and, on the local cluster, the
+/// scheduler's snapshot file (restarts of the master and the containers),
+/// which only the local scheduler writes.
+pub async fn process_metrics(
+    source: &Source,
+    found: &Found,
+) -> Result<Vec<ProcessMetrics>, UiError> {
+    let mut all = source
+        .ask(
+            found,
+            client_request::Request::Metrics(Empty {}),
+            MASTER_TIMEOUT,
+        )
+        .await?
+        .metrics;
+    let Some(dir) = &found.dir else {
+        return Ok(all);
+    };
     let scheduler = dir.path().join("metrics").join("scheduler.json");
     if let Ok(text) = std::fs::read_to_string(&scheduler)
         && let Ok(file) = serde_json::from_str::<SnapshotFile>(&text)

@@ -50,6 +50,7 @@ pub fn physical_plan(id: &str) -> PhysicalPlan {
         }],
         state: TopologyState::Running as i32,
         debug: Vec::new(),
+        log_levels: Vec::new(),
     }
 }
 

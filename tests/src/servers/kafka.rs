@@ -42,6 +42,9 @@ fn classpath() -> Result<String> {
         .map_err(|e| ServerError::Missing("Kafka's class path", e.to_string()))
 }
 
+/// Starts of a broker on freshly picked ports before giving up.
+const PORT_ATTEMPTS: usize = 3;
+
 /// A running single-node Kafka broker (KRaft).
 pub struct KafkaBroker {
     process: Process,
@@ -55,8 +58,28 @@ pub struct KafkaBroker {
 
 impl KafkaBroker {
     /// Formats the storage and starts the broker; returns once it logged that
-    /// it started and accepts connections on its port.
+    /// it started and accepts connections on its port. Its two ports are
+    /// picked free just before it binds them; when another process took one
+    /// meanwhile (the suite runs tests side by side), it starts again on new
+    /// ones, at most [`PORT_ATTEMPTS`] times.
     pub fn start() -> Result<Self> {
+        let mut attempt = 1;
+        loop {
+            match Self::start_once() {
+                Err(ServerError::Exited { log, .. })
+                    if attempt < PORT_ATTEMPTS && log.contains("Address already in use") =>
+                {
+                    eprintln!(
+                        "Kafka: a port was taken before the broker bound it; starting again on new ports"
+                    );
+                    attempt += 1;
+                }
+                other => return other,
+            }
+        }
+    }
+
+    fn start_once() -> Result<Self> {
         let classpath = classpath()?;
         let port = free_port()?;
         let controller = free_port()?;

@@ -4,6 +4,9 @@ import java.nio.file.Files;
 import java.util.Map;
 import org.apache.storm.Config;
 import org.apache.storm.StormSubmitter;
+import org.apache.storm.generated.LogConfig;
+import org.apache.storm.generated.LogLevel;
+import org.apache.storm.generated.LogLevelAction;
 import org.apache.storm.spout.SpoutOutputCollector;
 import org.apache.storm.task.OutputCollector;
 import org.apache.storm.task.TopologyContext;
@@ -16,6 +19,8 @@ import org.apache.storm.tuple.Tuple;
 import org.apache.storm.tuple.Values;
 import org.apache.storm.utils.NimbusClient;
 import org.apache.storm.utils.Utils;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Storm's event logging, for the end-to-end test: {@code words} (one spout task) emits batch
@@ -28,13 +33,16 @@ import org.apache.storm.utils.Utils;
  *
  * <p>After submitting, main waits (at most 5 minutes) for {@code <out>/enable-debug}, then does
  * what a Storm user's script would: {@code NimbusClient...debug(name, "upper", true, 100)}, and
- * prints {@code DEBUG upper on}.
+ * prints {@code DEBUG upper on}. It then waits for {@code <out>/log-timeout} and sets the level of
+ * {@code upper}'s logger (which logs each tuple at DEBUG) to DEBUG for 3 seconds through
+ * {@code Nimbus.setLogConfig}, and prints what {@code getLogConfig} answers
+ * ({@code LOGCONFIG <logger>=<level>:<timeout>}).
  *
  * <p>Arguments: {@code <topology name> <output dir>}.
  */
 public final class EventLogTopology {
     public static final int BATCH = 5;
-    public static final int BATCHES = 3;
+    public static final int BATCHES = 6;
 
     private EventLogTopology() {}
 
@@ -77,6 +85,7 @@ public final class EventLogTopology {
     }
 
     public static final class UpperBolt extends BaseRichBolt {
+        private static final Logger LOG = LoggerFactory.getLogger(UpperBolt.class);
         private final String outDir;
         private transient OutputCollector collector;
         private transient int task;
@@ -94,6 +103,7 @@ public final class EventLogTopology {
         @Override
         public void execute(Tuple input) {
             String upper = input.getString(0).toUpperCase();
+            LOG.debug("upper {} -> {}", input.getString(0), upper);
             collector.emit(input, new Values(upper, upper.length()));
             Recorder.append(outDir, "upper-" + task + ".txt", task + " " + upper + " " + upper.length());
             collector.ack(input);
@@ -128,5 +138,26 @@ public final class EventLogTopology {
             nimbus.getClient().debug(name, "upper", true, 100);
         }
         System.out.println("DEBUG upper on");
+
+        while (!Files.exists(Recorder.file(out, "log-timeout"))) {
+            if (System.currentTimeMillis() > deadline) {
+                throw new IllegalStateException("no " + out + "/log-timeout within 5 minutes");
+            }
+            Thread.sleep(100);
+        }
+        try (NimbusClient nimbus = NimbusClient.getConfiguredClient(Utils.readStormConfig())) {
+            String id = nimbus.getClient().getTopologySummaryByName(name).get_id();
+            LogLevel level = new LogLevel(LogLevelAction.UPDATE);
+            level.set_target_log_level("DEBUG");
+            level.set_reset_log_level_timeout_secs(3);
+            LogConfig config = new LogConfig();
+            config.put_to_named_logger_level(UpperBolt.class.getName(), level);
+            nimbus.getClient().setLogConfig(id, config);
+            LogConfig now = nimbus.getClient().getLogConfig(id);
+            for (Map.Entry<String, LogLevel> e : now.get_named_logger_level().entrySet()) {
+                System.out.println("LOGCONFIG " + e.getKey() + "=" + e.getValue().get_target_log_level() + ":"
+                        + e.getValue().get_reset_log_level_timeout_secs());
+            }
+        }
     }
 }

@@ -222,6 +222,8 @@ final class ExecutorMetrics {
 
     /** Sends the statistics since the previous report (plus whatever could not be sent before). */
     void report() {
+        // Every interval, even with nothing new: the UI's heap and GC series (stale figures are not kept).
+        sink.sendJvm(jvmStats());
         for (TaskEntry t : tasks) {
             TaskStats.Delta d = t.reportCursor.next();
             if (!d.isEmpty()) {
@@ -237,6 +239,23 @@ final class ExecutorMetrics {
             unsent.clear();
             announced = true;
         }
+    }
+
+    /** This JVM's heap now and its collections so far (Storm's memory/heap and GC metrics). */
+    static dev.egret.proto.JvmStats jvmStats() {
+        java.lang.management.MemoryUsage heap =
+                java.lang.management.ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
+        long count = 0;
+        long timeMs = 0;
+        for (java.lang.management.GarbageCollectorMXBean gc
+                : java.lang.management.ManagementFactory.getGarbageCollectorMXBeans()) {
+            // -1: not available for this collector.
+            count += Math.max(0, gc.getCollectionCount());
+            timeMs += Math.max(0, gc.getCollectionTime());
+        }
+        return dev.egret.proto.JvmStats.newBuilder().setHeapUsedBytes(Math.max(0, heap.getUsed()))
+                .setHeapCommittedBytes(Math.max(0, heap.getCommitted())).setGcCount(count).setGcTimeMs(timeMs)
+                .build();
     }
 
     /** Sums two deltas of the same task. */

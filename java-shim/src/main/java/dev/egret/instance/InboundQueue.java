@@ -21,6 +21,13 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>Control entries (the end of the stream, wake-ups) weigh 0 bytes; {@link #offer} never
  * blocks and gives up when the message cap is reached.
  *
+ * <p>While the executor waits for a stream manager's reply that comes on the same
+ * connection (a state call: {@link #holdOpen}), {@link #put} does not block: the reply may
+ * be behind tuples, and a reader blocked on a full queue would never read it while the
+ * executor, blocked on the reply, never empties the queue. What is admitted meanwhile is
+ * bounded by what the stream manager had queued toward this instance (its backpressure
+ * watermark) during one call.
+ *
  * <p>Thread-safety: one lock; any number of producers and consumers.
  */
 final class InboundQueue {
@@ -43,6 +50,8 @@ final class InboundQueue {
     private final Condition notFull = lock.newCondition();
     /** Bytes of the queued messages plus those taken but not released yet. */
     private long bytes;
+    /** Calls waiting for a reply on this connection ({@link #holdOpen}). */
+    private int holds;
 
     InboundQueue(long maxBytes, int maxMessages) {
         if (maxBytes <= 0 || maxMessages <= 0) {
@@ -58,12 +67,33 @@ final class InboundQueue {
         int weight = Math.max(0, size);
         lock.lockInterruptibly();
         try {
-            while (entries.size() >= maxMessages || (bytes > 0 && bytes + weight > maxBytes)) {
+            while (holds == 0 && (entries.size() >= maxMessages || (bytes > 0 && bytes + weight > maxBytes))) {
                 notFull.await();
             }
             entries.addLast(new Entry(message, weight));
             bytes += weight;
             notEmpty.signal();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** A reply is awaited on this connection: {@link #put} admits over the bounds until {@link #endHold}. */
+    void holdOpen() {
+        lock.lock();
+        try {
+            holds++;
+            notFull.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The reply {@link #holdOpen} waited for came (or the call gave up). */
+    void endHold() {
+        lock.lock();
+        try {
+            holds = Math.max(0, holds - 1);
         } finally {
             lock.unlock();
         }

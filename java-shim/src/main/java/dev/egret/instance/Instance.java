@@ -80,7 +80,9 @@ public final class Instance {
 
     /**
      * Runs the instance, connecting with {@code connector}; the first connection and every
-     * reconnect are retried for up to {@code reconnectWindowNanos}.
+     * reconnect are retried for up to {@code reconnectWindowNanos}. A null {@code token}
+     * means the connector's channels need no hello: they are made in-process for this
+     * executor (the JNI bridge, {@link JniHost}).
      */
     public static int run(Connector connector, byte[] token, String instanceId, long reconnectWindowNanos) {
         Session first;
@@ -97,6 +99,7 @@ public final class Instance {
         FrameChannel channel = first.channel;
         InstanceAssignment assignment = first.assignment;
         CodeDir.prepare(assignment.getWorkDir()); // the jar's resources/ for multilang, in the background
+        applyLogLevels(assignment.getLogLevelsList());
 
         TopologyView view;
         InstanceExecutor executor;
@@ -115,7 +118,7 @@ public final class Instance {
         LOG.info("Instance {} of topology {} runs tasks {} of {} in container {}", instanceId, view.stormId(),
                 assignment.getInstance().getTaskIdsList(), executor.component(), assignment.getContainerIndex());
 
-        StateChannel.install(new StateChannel(executor.sink()));
+        StateChannel.install(new StateChannel(executor.sink(), executor.inbound()));
         Thread reader = startReader(channel, executor.inbound(), instanceId);
         try {
             executor.start();
@@ -156,6 +159,7 @@ public final class Instance {
                         instanceId, lost);
                 executor.onReconnected(s.assignment.getState());
                 executor.setEventSampling(s.assignment.getEventSamplingPct());
+                applyLogLevels(s.assignment.getLogLevelsList());
             }
         } catch (InstanceExecutor.TaskFailure e) {
             LOG.error("{}; instance {} exits", e.getMessage(), instanceId, e.getCause());
@@ -190,6 +194,15 @@ public final class Instance {
             this.channel = channel;
             this.assignment = assignment;
         }
+    }
+
+    /** Storm's dynamic log levels: the topology's entries replace this JVM's previous ones. */
+    private static void applyLogLevels(java.util.List<dev.egret.proto.LoggerLevel> entries) {
+        java.util.Map<String, String> levels = new java.util.TreeMap<>();
+        for (dev.egret.proto.LoggerLevel e : entries) {
+            levels.put(e.getLogger(), e.getLevel());
+        }
+        dev.egret.logging.LogLevels.apply(levels);
     }
 
     private static ScheduledExecutorService watchdogs;
@@ -230,7 +243,9 @@ public final class Instance {
                     long left = Math.max(1, deadline - System.nanoTime());
                     watchdog = watchdogs().schedule(() -> closeQuietly(toClose), left, TimeUnit.NANOSECONDS);
                 }
-                Handshake.connect(ch, token, PeerRole.PEER_ROLE_INSTANCE, instanceId);
+                if (token != null) {
+                    Handshake.connect(ch, token, PeerRole.PEER_ROLE_INSTANCE, instanceId);
+                }
                 InstanceAssignment assignment = awaitAssignment(ch);
                 if (watchdog != null && !watchdog.cancel(false)) {
                     throw new IOException("timed out waiting for the assignment");
@@ -359,6 +374,11 @@ public final class Instance {
                         m = StreamManagerToInstance.parseFrom(in);
                     } catch (com.google.protobuf.InvalidProtocolBufferException e) {
                         throw new IOException("malformed frame of " + frame.length + " bytes: " + e.getMessage(), e);
+                    }
+                    if (m.getMessageCase() == StreamManagerToInstance.MessageCase.LOG_LEVELS) {
+                        // Not behind the tuples: a busy or stuck executor still gets its levels.
+                        applyLogLevels(m.getLogLevels().getLevelsList());
+                        continue;
                     }
                     if (m.getMessageCase() == StreamManagerToInstance.MessageCase.STATE_REPLY) {
                         // The executor thread waits for it: never behind the queue it is not reading.

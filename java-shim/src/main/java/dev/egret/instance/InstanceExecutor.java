@@ -27,8 +27,12 @@ import org.apache.storm.metrics2.StormMetricRegistry;
 import org.apache.storm.hooks.info.BoltExecuteInfo;
 import org.apache.storm.hooks.info.SpoutAckInfo;
 import org.apache.storm.hooks.info.SpoutFailInfo;
+import org.apache.storm.spout.CheckPointState.Action;
+import org.apache.storm.spout.CheckpointSpout;
 import org.apache.storm.spout.ISpout;
 import org.apache.storm.spout.SpoutOutputCollector;
+import org.apache.storm.state.KeyValueState;
+import org.apache.storm.state.StateFactory;
 import org.apache.storm.task.IBolt;
 import org.apache.storm.task.OutputCollector;
 import org.apache.storm.task.TopologyContext;
@@ -114,6 +118,9 @@ final class InstanceExecutor {
         BoltCollector boltCollector;
         TaskEmitter emitter;
         TaskMetrics metrics;
+        /** Effectively once, a data spout task: its checkpoint part and the collector its markers go out on. */
+        EffectivelyOnceSpout eo;
+        BoltCollector markerCollector;
         int tickSecs;
         long nextTickAt;
 
@@ -147,6 +154,8 @@ final class InstanceExecutor {
     private final TopologySettings settings;
     /** Storm's acking: on unless topology.acker.executors is 0 (resolved by Rust). */
     private final boolean acking;
+    /** topology.reliability.mode is EFFECTIVELY_ONCE (resolved by Rust). */
+    private final boolean effectivelyOnce;
     private final int messageTimeoutSecs;
     private final boolean timeoutsEnabled;
     /** topology.max.spout.pending per spout task; 0 for no limit. */
@@ -179,7 +188,8 @@ final class InstanceExecutor {
         this.settings = settingsOf(assignment);
         this.sink = new OutboundSink(writer, positiveInt(settings.getBatchSize(), "batch_size"),
                 TimeUnit.MILLISECONDS.toNanos(Integer.toUnsignedLong(settings.getBatchFlushMs())),
-                positiveLong(settings.getInstanceOutboundBytes(), "instance_outbound_bytes"));
+                positiveLong(settings.getInstanceOutboundBytes(), "instance_outbound_bytes"),
+                settings.getBatchFlushIdle());
         this.inbound = new InboundQueue(
                 positiveLong(settings.getInstanceInboundBytes(), "instance_inbound_bytes"), INBOUND_MESSAGES);
         this.errors = new ErrorSink(sink);
@@ -189,6 +199,8 @@ final class InstanceExecutor {
         Map<String, Object> componentConf = view.componentConf(component);
         this.debug = isTrue(componentConf.get("topology.debug"));
         this.acking = settings.getAcking();
+        this.effectivelyOnce = settings.getEffectivelyOnce();
+        StateChannel.effectivelyOnce(effectivelyOnce);
         this.maxSpoutPending = Math.max(0, intConf(componentConf, "topology.max.spout.pending", 0));
         this.messageTimeoutSecs = positiveInt(settings.getMessageTimeoutSecs(), "message_timeout_secs");
         long timeoutSecs = messageTimeoutSecs;
@@ -311,6 +323,10 @@ final class InstanceExecutor {
         for (Task t : tasks) {
             try {
                 if (isSpout) {
+                    if (effectivelyOnce && acking
+                            && !CheckpointSpout.CHECKPOINT_COMPONENT_ID.equals(component)) {
+                        startEffectivelyOnce(t);
+                    }
                     LOG.info("Opening spout {}:{}", component, t.id);
                     t.spout.open(t.conf, t.context, new SpoutOutputCollector(t.spoutCollector));
                     LOG.info("Opened spout {}:{}", component, t.id);
@@ -367,6 +383,9 @@ final class InstanceExecutor {
                         if (maxSpoutPending > 0 && t.spoutCollector.pendingCount() >= maxSpoutPending) {
                             continue;
                         }
+                        if (t.eo != null && !t.eo.mayEmit()) {
+                            continue;
+                        }
                         called = true;
                         long before = t.emitter.emitted;
                         try {
@@ -411,7 +430,13 @@ final class InstanceExecutor {
 
     /** Processes the inbound messages available within {@code waitNanos}; false when the stream ended. */
     private boolean handleInbound(long waitNanos) throws TaskFailure, InterruptedException {
-        InboundQueue.Entry e = waitNanos > 0 ? inbound.poll(waitNanos, TimeUnit.NANOSECONDS) : inbound.poll();
+        InboundQueue.Entry e = inbound.poll();
+        if (e == null && waitNanos > 0) {
+            // Out of work: what this executor buffered goes now if the link is idle
+            // (egret.batch.flush.idle), instead of waiting for the flush timer.
+            sink.executorIdle();
+            e = inbound.poll(waitNanos, TimeUnit.NANOSECONDS);
+        }
         // Bounded drain so that ticks, metrics and spouts still get their turn under load.
         for (int i = 0; e != null && i < MAX_DRAIN; i++) {
             if (e.message == END) {
@@ -511,14 +536,20 @@ final class InstanceExecutor {
         switch (e.getOutcome()) {
             case TREE_OUTCOME_COMPLETED: {
                 SpoutCollector.Pending p = t.spoutCollector.remove(root.getKey());
-                if (p != null) {
+                if (p != null && t.eo != null) {
+                    t.eo.completed(p);
+                    drainEffectivelyOnce(t);
+                } else if (p != null) {
                     spoutAck(t, p);
                 }
                 break;
             }
             case TREE_OUTCOME_FAILED: {
                 SpoutCollector.Pending p = t.spoutCollector.remove(root.getKey());
-                if (p != null) {
+                if (p != null && t.eo != null) {
+                    t.eo.failed(p);
+                    drainEffectivelyOnce(t);
+                } else if (p != null) {
                     spoutFail(t, p, "failed or timed out in the ledger");
                 }
                 break;
@@ -576,8 +607,13 @@ final class InstanceExecutor {
                 LOG.warn("Spout {}:{} fails {} tree(s) that had no outcome from the stream manager after {} s",
                         component, t.id, expired.size(), TimeUnit.NANOSECONDS.toSeconds(safetyTimeoutNanos));
                 for (SpoutCollector.Pending p : expired) {
-                    spoutFail(t, p, "no outcome from the stream manager (safety timeout)");
+                    if (t.eo != null) {
+                        t.eo.failed(p);
+                    } else {
+                        spoutFail(t, p, "no outcome from the stream manager (safety timeout)");
+                    }
                 }
+                drainEffectivelyOnce(t);
             }
         }
     }
@@ -587,6 +623,12 @@ final class InstanceExecutor {
      * manager again: its ledger is new, so every tree pending before is failed (replayed).
      */
     void onReconnected(TopologyState state) throws TaskFailure {
+        StateChannel.reconnected();
+        for (Task t : tasks) {
+            if (t.eo != null) {
+                t.eo.reconnected();
+            }
+        }
         setState(state);
         // A new stream manager connection starts unthrottled.
         setThrottled(false);
@@ -599,8 +641,13 @@ final class InstanceExecutor {
                 LOG.info("Spout {}:{} fails {} tree(s) pending before the reconnect", component, t.id, lost.size());
             }
             for (SpoutCollector.Pending p : lost) {
-                spoutFail(t, p, "pending across a stream manager reconnect");
+                if (t.eo != null) {
+                    t.eo.failed(p);
+                } else {
+                    spoutFail(t, p, "pending across a stream manager reconnect");
+                }
             }
+            drainEffectivelyOnce(t);
         }
     }
 
@@ -639,6 +686,10 @@ final class InstanceExecutor {
     }
 
     private void execute(TupleBatch batch) throws TaskFailure {
+        if (isSpout && effectivelyOnce) {
+            executeMarkers(batch);
+            return;
+        }
         if (isSpout) {
             if (!warnedTuplesToSpout) {
                 LOG.warn("Spout {} received tuples; dropping them", component);
@@ -665,6 +716,79 @@ final class InstanceExecutor {
                 continue;
             }
             executeOne(t, tuple);
+        }
+    }
+
+    /** Effectively once, the instance's spouts take no data: the checkpoint actions are handled and forwarded. */
+    @SuppressWarnings("unchecked")
+    private void startEffectivelyOnce(Task t) throws TaskFailure {
+        Object state = StateFactory.getState(component + "-" + t.id, t.conf, t.context);
+        if (!(state instanceof KeyValueState)) {
+            throw new TaskFailure(t.id, "Effectively once needs a key-value state for spout " + component + ":"
+                    + t.id + " (topology.state.provider), got " + state.getClass().getName(), null);
+        }
+        t.eo = new EffectivelyOnceSpout(component + ":" + t.id, (KeyValueState<Long, ArrayList<Object>>) state);
+        t.spoutCollector.effectivelyOnce(t.eo);
+        t.markerCollector = new BoltCollector(t.emitter, errors, sink, component);
+    }
+
+    private void executeMarkers(TupleBatch batch) throws TaskFailure {
+        for (TupleData td : batch.getTuplesList()) {
+            Task t = tasksById.get(td.getDestTask());
+            if (t == null || t.eo == null || !CheckpointSpout.CHECKPOINT_STREAM_ID.equals(td.getStream())) {
+                LOG.warn("Spout {} dropping a tuple on stream {} for task {}", component, td.getStream(),
+                        td.getDestTask());
+                continue;
+            }
+            String source = view.componentOf(td.getSrcTask());
+            TupleImpl tuple;
+            Action action;
+            long txid;
+            try {
+                List<Object> values = executorCodec.deserialize(td.getValues());
+                tuple = new TupleImpl(t.context, values, source, td.getSrcTask(), td.getStream(),
+                        TreeMessageId.of(td));
+                action = (Action) tuple.getValueByField(CheckpointSpout.CHECKPOINT_FIELD_ACTION);
+                txid = tuple.getLongByField(CheckpointSpout.CHECKPOINT_FIELD_TXID);
+            } catch (RuntimeException e) {
+                LOG.error("Dropping an undecodable checkpoint tuple from {}:{} for task {}: {}",
+                        source, td.getSrcTask(), t.id, e.getMessage());
+                continue;
+            }
+            EffectivelyOnceSpout.Outcome outcome;
+            try {
+                outcome = t.eo.onAction(action, txid);
+            } catch (RuntimeException e) {
+                LOG.error("Spout {}:{} could not handle checkpoint action {} {}: {}", component, t.id, action, txid,
+                        e.toString());
+                outcome = EffectivelyOnceSpout.Outcome.FAIL;
+            }
+            if (outcome == EffectivelyOnceSpout.Outcome.FORWARD && action == Action.ROLLBACK) {
+                t.eo.rolledBack(t.spoutCollector.removeAll());
+            }
+            if (outcome == EffectivelyOnceSpout.Outcome.FORWARD) {
+                List<Object> marker = new ArrayList<>(2);
+                marker.add(txid);
+                marker.add(action);
+                t.markerCollector.emit(CheckpointSpout.CHECKPOINT_STREAM_ID, List.of(tuple), marker);
+                t.markerCollector.ack(tuple);
+            } else {
+                t.markerCollector.fail(tuple);
+            }
+            drainEffectivelyOnce(t);
+        }
+    }
+
+    /** Acks and fails the effectively-once part released. */
+    private void drainEffectivelyOnce(Task t) throws TaskFailure {
+        if (t.eo == null) {
+            return;
+        }
+        for (SpoutCollector.Pending p = t.eo.toAck.poll(); p != null; p = t.eo.toAck.poll()) {
+            spoutAck(t, p);
+        }
+        for (SpoutCollector.Pending p = t.eo.toFail.poll(); p != null; p = t.eo.toFail.poll()) {
+            spoutFail(t, p, "rolled back to the last complete checkpoint");
         }
     }
 
@@ -834,13 +958,16 @@ final class InstanceExecutor {
         return "egret.frame.max.bytes=" + frameMaxBytes
                 + " egret.batch.size=" + sink.batchSize()
                 + " egret.batch.flush.ms=" + TimeUnit.NANOSECONDS.toMillis(sink.flushNanos())
+                + " egret.batch.flush.idle=" + sink.flushWhenIdle()
                 + " egret.instance.inbound.bytes=" + inbound.maxBytes()
                 + " egret.instance.outbound.bytes=" + sink.queueBytes()
                 + " egret.backpressure.high.watermark.bytes=" + Long.toUnsignedString(settings.getHighWatermarkBytes())
                 + " egret.backpressure.low.watermark.bytes=" + Long.toUnsignedString(settings.getLowWatermarkBytes())
                 + " acking=" + acking
                 + " topology.message.timeout.secs=" + messageTimeoutSecs
-                + " topology.enable.message.timeouts=" + timeoutsEnabled;
+                + " topology.enable.message.timeouts=" + timeoutsEnabled
+                + " topology.reliability.mode="
+                + (effectivelyOnce ? "EFFECTIVELY_ONCE" : acking ? "ATLEAST_ONCE" : "ATMOST_ONCE");
     }
 
     static boolean isTrue(Object v) {

@@ -23,6 +23,17 @@ import org.slf4j.LoggerFactory;
  * as one {@code InstanceToStreamManager{tuples}} frame and queued for the writer thread,
  * which writes queued frames in order.
  *
+ * <p>Adaptive batching ({@code egret.batch.flush.idle}): the executor calls
+ * {@link #executorIdle()} when it has run out of work (its input is empty, a spout round
+ * emitted nothing). If the writer is idle too (nothing queued, nothing being written) and
+ * the last batch was sealed at least {@link #IDLE_GAP_NANOS} ago, the batch is sealed at
+ * once: at low load a tuple leaves with no timer wait. Otherwise the writer thread seals it
+ * once it has written everything queued and that gap has passed (or on the timer, if
+ * sooner). So an instance sends at most one idle-flushed batch per gap: each frame costs a
+ * wake-up of every thread on its way, and at rates of thousands of tuples per second one
+ * frame per tuple would cost more CPU than the tuples themselves; under load batches still
+ * grow toward {@code batchSize}.
+ *
  * <p>Why a writer thread: the stream manager stops reading a throttled spout's socket (its
  * backpressure), and a write then blocks. Only the writer thread blocks; the executor goes
  * on with tree events (ack/fail callbacks), ticks and state changes. The queue of sealed
@@ -77,6 +88,8 @@ final class OutboundSink {
     static final int MAX_BATCH_BYTES = 1 << 20;
     /** Per-entry overhead inside a batch (field tag and length). */
     private static final int ENTRY_OVERHEAD = 6;
+    /** The least time between two batches sealed because the executor ran out of work. */
+    static final long IDLE_GAP_NANOS = 1_000_000;
 
     /** A sealed frame waiting for the writer. */
     private static final class Frame {
@@ -94,6 +107,8 @@ final class OutboundSink {
 
     private final int batchSize;
     private final long flushNanos;
+    /** Seal at {@link #executorIdle()} when the writer is idle ({@code egret.batch.flush.idle}). */
+    private final boolean flushWhenIdle;
     private final long queueBytes;
     /** A batch is sealed at this many bytes: {@link #MAX_BATCH_BYTES}, or a quarter of the queue if less. */
     private final long batchBytes;
@@ -126,6 +141,13 @@ final class OutboundSink {
     private Frame writing;
     /** A spout's executor found the queue too full and waits for {@link #onWritable}. */
     private boolean wakeWhenWritable;
+    /**
+     * The executor ran out of work while the writer was busy or within the gap: the writer
+     * seals once it has written what is queued and the gap has passed.
+     */
+    private boolean sealWhenWritten;
+    /** When the last batch was sealed (nanoTime); the idle flush keeps {@link #IDLE_GAP_NANOS} after it. */
+    private long lastSealAt = System.nanoTime() - IDLE_GAP_NANOS;
     private Thread writerThread;
 
     /** Direct mode: frames are written by the calling thread (tests). */
@@ -139,24 +161,36 @@ final class OutboundSink {
         return flushNanos;
     }
 
+    /** Whether an idle executor seals its batch when the writer is idle ({@code egret.batch.flush.idle}). */
+    boolean flushWhenIdle() {
+        return flushWhenIdle;
+    }
+
     /** The bound of the sealed frames ({@code egret.instance.outbound.bytes}, from the assignment). */
     long queueBytes() {
         return queueBytes;
     }
 
     OutboundSink(FrameWriter writer, int batchSize, long flushNanos) {
-        this(writer, batchSize, flushNanos, Long.MAX_VALUE, true);
+        this(writer, batchSize, flushNanos, Long.MAX_VALUE, false, true);
     }
 
-    /** With a writer thread and a queue of sealed frames bounded to {@code queueBytes}. */
+    /** With a writer thread and a queue of sealed frames bounded to {@code queueBytes}; timer only. */
     OutboundSink(FrameWriter writer, int batchSize, long flushNanos, long queueBytes) {
-        this(writer, batchSize, flushNanos, queueBytes, false);
+        this(writer, batchSize, flushNanos, queueBytes, false, false);
     }
 
-    private OutboundSink(FrameWriter writer, int batchSize, long flushNanos, long queueBytes, boolean direct) {
+    /** With a writer thread; {@code flushWhenIdle}: see {@link #executorIdle()}. */
+    OutboundSink(FrameWriter writer, int batchSize, long flushNanos, long queueBytes, boolean flushWhenIdle) {
+        this(writer, batchSize, flushNanos, queueBytes, flushWhenIdle, false);
+    }
+
+    private OutboundSink(FrameWriter writer, int batchSize, long flushNanos, long queueBytes,
+            boolean flushWhenIdle, boolean direct) {
         this.writer = writer;
         this.batchSize = Math.max(1, batchSize);
         this.flushNanos = Math.max(0, flushNanos);
+        this.flushWhenIdle = flushWhenIdle;
         this.queueBytes = Math.max(1, queueBytes);
         this.batchBytes = Math.max(1, Math.min(MAX_BATCH_BYTES, this.queueBytes / 4));
         this.direct = direct;
@@ -280,6 +314,36 @@ final class OutboundSink {
         }
     }
 
+    /**
+     * The executor has run out of work. With {@code egret.batch.flush.idle}, seals the
+     * current batch if the writer has nothing queued or being written and the last batch
+     * was sealed at least {@link #IDLE_GAP_NANOS} ago; true when it did. Otherwise the writer
+     * seals it once both hold (or on the timer); the batch goes on filling until then.
+     */
+    boolean executorIdle() {
+        if (!flushWhenIdle) {
+            return false;
+        }
+        lock.lock();
+        try {
+            if (isEmpty() || !ready || disconnected) {
+                return false;
+            }
+            if (!queue.isEmpty() || writing != null || System.nanoTime() - lastSealAt < IDLE_GAP_NANOS) {
+                if (!sealWhenWritten && !direct) {
+                    sealWhenWritten = true;
+                    // The writer may be waiting for a later deadline (the timer's).
+                    work.signal();
+                }
+                return false;
+            }
+            seal();
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Direct mode: flushes when the oldest buffered entry has waited the flush interval. */
     void flushIfDue(long nowNanos) {
         lock.lock();
@@ -316,6 +380,10 @@ final class OutboundSink {
     private void seal() {
         if (!ready || disconnected || isEmpty()) {
             return;
+        }
+        if (flushWhenIdle) {
+            sealWhenWritten = false;
+            lastSealAt = System.nanoTime();
         }
         TupleBatch b = TupleBatch.newBuilder().addAllAcks(acks).addAllTuples(tuples).build();
         int entries = size();
@@ -370,6 +438,20 @@ final class OutboundSink {
             }
             seal();
             enqueue(new Frame(InstanceToStreamManager.newBuilder().setStats(report).build(), 0));
+            return !disconnected;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Queues the JVM's heap and GC figures; false when not connected or not ready (they are not kept). */
+    boolean sendJvm(dev.egret.proto.JvmStats jvm) {
+        lock.lock();
+        try {
+            if (disconnected || !ready) {
+                return false;
+            }
+            enqueue(new Frame(InstanceToStreamManager.newBuilder().setJvm(jvm).build(), 0));
             return !disconnected;
         } finally {
             lock.unlock();
@@ -555,7 +637,9 @@ final class OutboundSink {
                     }
                     long now = System.nanoTime();
                     boolean timed = ready && !disconnected && !isEmpty();
-                    if (timed && now - firstBufferedAt >= flushNanos) {
+                    boolean idleDue = sealWhenWritten && queue.isEmpty();
+                    if (timed && (now - firstBufferedAt >= flushNanos
+                            || (idleDue && now - lastSealAt >= IDLE_GAP_NANOS))) {
                         seal();
                         timed = false;
                     }
@@ -568,7 +652,11 @@ final class OutboundSink {
                     }
                     try {
                         if (timed) {
-                            work.awaitNanos(firstBufferedAt + flushNanos - now);
+                            long until = firstBufferedAt + flushNanos - now;
+                            if (idleDue) {
+                                until = Math.min(until, lastSealAt + IDLE_GAP_NANOS - now);
+                            }
+                            work.awaitNanos(Math.max(1, until));
                         } else {
                             work.await();
                         }

@@ -2,10 +2,7 @@ package dev.egret.instance;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import org.apache.storm.spout.ISpoutOutputCollector;
 
 /**
@@ -62,8 +59,10 @@ final class SpoutCollector implements ISpoutOutputCollector {
     private final String component;
     private final boolean acking;
     private final ArrayDeque<Untracked> pendingAcks = new ArrayDeque<>();
-    /** Pending trees in emit order (a TIMEOUT_RESET does not reorder; the safety scan is a full pass). */
-    private final Map<Long, Pending> pending = new LinkedHashMap<>();
+    /** Pending trees by key, unboxed (one lookup per ack); the safety scan is a full pass. */
+    private final LongTable<Pending> pending = new LongTable<>();
+    /** Effectively once: de-duplicates emits and records them (null in the other modes). */
+    private EffectivelyOnceSpout effectivelyOnce;
 
     SpoutCollector(TaskEmitter emitter, ErrorSink errors, OutboundSink sink, String component, boolean acking) {
         this.emitter = emitter;
@@ -73,9 +72,33 @@ final class SpoutCollector implements ISpoutOutputCollector {
         this.acking = acking;
     }
 
+    void effectivelyOnce(EffectivelyOnceSpout eo) {
+        this.effectivelyOnce = eo;
+    }
+
+    /**
+     * Effectively once: true when a complete checkpoint already holds this message (its ack
+     * is queued instead of an emit); otherwise the emit is recorded in the current window.
+     */
+    private boolean alreadyCovered(Object messageId, String streamId) {
+        EffectivelyOnceSpout eo = effectivelyOnce;
+        if (eo == null || messageId == null || !acking) {
+            return false;
+        }
+        if (eo.covered(messageId)) {
+            queueAck(messageId, streamId);
+            return true;
+        }
+        eo.emitted(messageId);
+        return false;
+    }
+
     @Override
     public List<Integer> emit(String streamId, List<Object> tuple, Object messageId) {
         List<Integer> targets;
+        if (alreadyCovered(messageId, streamId)) {
+            return new ArrayList<>();
+        }
         if (messageId != null && acking) {
             long key = newTree(messageId, streamId);
             targets = emitter.emit(streamId, tuple, key, null);
@@ -91,6 +114,9 @@ final class SpoutCollector implements ISpoutOutputCollector {
 
     @Override
     public void emitDirect(int taskId, String streamId, List<Object> tuple, Object messageId) {
+        if (alreadyCovered(messageId, streamId)) {
+            return;
+        }
         if (messageId != null && acking) {
             long key = newTree(messageId, streamId);
             emitter.emitDirect(taskId, streamId, tuple, key, null);
@@ -143,25 +169,12 @@ final class SpoutCollector implements ISpoutOutputCollector {
 
     /** Removes and returns every pending tree (after a reconnect: the new ledger does not know them). */
     synchronized List<Pending> removeAll() {
-        List<Pending> all = new ArrayList<>(pending.values());
-        pending.clear();
-        return all;
+        return pending.removeAll();
     }
 
     /** Removes and returns the trees pending since before {@code cutoff} (nanoTime). */
     synchronized List<Pending> removeOlderThan(long cutoff) {
-        List<Pending> out = null;
-        for (Iterator<Pending> it = pending.values().iterator(); it.hasNext(); ) {
-            Pending p = it.next();
-            if (p.since - cutoff < 0) {
-                if (out == null) {
-                    out = new ArrayList<>();
-                }
-                out.add(p);
-                it.remove();
-            }
-        }
-        return out == null ? List.of() : out;
+        return pending.removeIf(p -> p.since - cutoff < 0);
     }
 
     synchronized int pendingCount() {

@@ -30,22 +30,67 @@ public final class StateChannel {
     static final long TIMEOUT_SECONDS = 60;
 
     private static volatile StateChannel current;
+    /**
+     * The channel of the executor whose thread (or a thread it started) asks: with the JNI
+     * bridge one JVM runs several executors, each installing its own.
+     */
+    private static final InheritableThreadLocal<StateChannel> OF_THREAD = new InheritableThreadLocal<>();
 
     private final OutboundSink sink;
     private final AtomicLong nextId = new AtomicLong(1);
     private final Map<Long, CompletableFuture<StateReply>> pending = new ConcurrentHashMap<>();
 
+    /** The executor's input queue, held open while a call waits (null: none to hold). */
+    private final InboundQueue inbound;
+
     StateChannel(OutboundSink sink) {
+        this(sink, null);
+    }
+
+    StateChannel(OutboundSink sink, InboundQueue inbound) {
         this.sink = sink;
+        this.inbound = inbound;
     }
 
-    /** The channel of this JVM's instance; null when the JVM is not an Egret instance. */
+    /**
+     * The channel of the calling executor (the one installed on this thread or the thread
+     * that started it), else of this JVM's last installed instance; null when the JVM is not
+     * an Egret instance.
+     */
     public static StateChannel current() {
-        return current;
+        StateChannel own = OF_THREAD.get();
+        return own != null ? own : current;
     }
 
+    /** Installs the channel of the executor running on the calling thread. */
     static void install(StateChannel channel) {
+        OF_THREAD.set(channel);
         current = channel;
+    }
+
+    private static volatile boolean effectivelyOnce;
+    private static final AtomicLong CONNECTION_EPOCH = new AtomicLong(1);
+
+    /**
+     * 1 for the JVM's first connection to its stream manager, one more after each reconnect:
+     * tuples may have been lost between two epochs (effectively once: a task fails the
+     * PREPAREs it sees until it has handled a ROLLBACK in the current epoch).
+     */
+    public static long connectionEpoch() {
+        return CONNECTION_EPOCH.get();
+    }
+
+    static void reconnected() {
+        CONNECTION_EPOCH.incrementAndGet();
+    }
+
+    /** Whether this JVM's topology runs with topology.reliability.mode EFFECTIVELY_ONCE (resolved by Rust). */
+    public static boolean effectivelyOnce() {
+        return effectivelyOnce;
+    }
+
+    static void effectivelyOnce(boolean on) {
+        effectivelyOnce = on;
     }
 
     /** A failed state request. */
@@ -121,6 +166,11 @@ public final class StateChannel {
     private StateReply call(long id, String what, InstanceToStreamManager request) {
         CompletableFuture<StateReply> reply = new CompletableFuture<>();
         pending.put(id, reply);
+        // The reply comes on the connection the tuples come on: the reader must not block
+        // on a full queue ahead of it while this thread, which empties the queue, waits.
+        if (inbound != null) {
+            inbound.holdOpen();
+        }
         try {
             if (!sink.sendState(request)) {
                 throw new StateException(what + " failed: not connected to the stream manager");
@@ -139,6 +189,9 @@ public final class StateChannel {
             throw new StateException(what + " got no answer from the stream manager within " + TIMEOUT_SECONDS + " s");
         } finally {
             pending.remove(id);
+            if (inbound != null) {
+                inbound.endHold();
+            }
         }
     }
 

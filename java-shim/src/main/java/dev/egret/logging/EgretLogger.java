@@ -20,31 +20,51 @@ final class EgretLogger extends LegacyAbstractLogger {
     private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSS");
     static final int OFF = Integer.MAX_VALUE;
 
-    private final int level;
+    /** Changed at runtime by {@link LogLevels} (Storm's dynamic log levels). */
+    private volatile int level;
 
     EgretLogger(String name, int level) {
         this.name = name;
         this.level = level;
     }
 
+    void setLevel(int level) {
+        this.level = level;
+    }
+
     /** Parses a level name (case-insensitive); unknown or missing means INFO. */
     static int parseLevel(String text) {
+        Integer l = levelOf(text);
+        return l == null ? Level.INFO.toInt() : l;
+    }
+
+    /**
+     * The level named {@code text} (case-insensitive): slf4j's names, OFF, and log4j's ALL
+     * (as TRACE), FATAL (as ERROR) and WARNING (as WARN); null when unknown or missing.
+     */
+    static Integer levelOf(String text) {
         if (text == null) {
-            return Level.INFO.toInt();
+            return null;
         }
         String t = text.trim().toUpperCase(Locale.ROOT);
-        if (t.equals("OFF")) {
-            return OFF;
-        }
-        if (t.equals("WARNING")) {
-            t = "WARN";
+        switch (t) {
+            case "OFF":
+                return OFF;
+            case "ALL":
+                return Level.TRACE.toInt();
+            case "FATAL":
+                return Level.ERROR.toInt();
+            case "WARNING":
+                return Level.WARN.toInt();
+            default:
+                break;
         }
         for (Level l : Level.values()) {
             if (l.name().equals(t)) {
                 return l.toInt();
             }
         }
-        return Level.INFO.toInt();
+        return null;
     }
 
     private boolean enabled(Level l) {

@@ -23,7 +23,7 @@ import java.nio.file.Path;
  * interleave. Writing reuses one growable buffer (no per-frame allocation once warm);
  * reading allocates exactly the announced length after checking it against the cap.
  */
-public final class FrameChannel implements Closeable {
+public class FrameChannel implements Closeable {
     /** Cap of a connection's first frame (the hello and its reply), as in the Rust side. */
     public static final int HELLO_MAX_BYTES = 4 * 1024;
     /** Size of the length prefix. */
@@ -46,6 +46,19 @@ public final class FrameChannel implements Closeable {
             throw new IllegalArgumentException("maxFrameBytes must be positive: " + maxFrameBytes);
         }
         this.channel = channel;
+        this.maxFrameBytes = maxFrameBytes;
+    }
+
+    /**
+     * For a subclass that carries whole frames itself (the JNI bridge's channel): it
+     * overrides {@link #readFrame(int)}, {@link #write(MessageLite, int)}, {@link #isOpen()}
+     * and {@link #close()}.
+     */
+    protected FrameChannel(int maxFrameBytes) {
+        if (maxFrameBytes <= 0) {
+            throw new IllegalArgumentException("maxFrameBytes must be positive: " + maxFrameBytes);
+        }
+        this.channel = null;
         this.maxFrameBytes = maxFrameBytes;
     }
 

@@ -24,7 +24,7 @@ class AssignmentSettingsTest {
             + " \"topology.message.timeout.secs\": 30, \"topology.enable.message.timeouts\": true}";
 
     private static final TopologySettings SETTINGS = TopologySettings.newBuilder()
-            .setFrameMaxBytes(123_456).setBatchSize(7).setBatchFlushMs(13)
+            .setFrameMaxBytes(123_456).setBatchSize(7).setBatchFlushMs(13).setBatchFlushIdle(true)
             .setInstanceInboundBytes(300_001).setInstanceOutboundBytes(400_003)
             .setHighWatermarkBytes(700_000).setLowWatermarkBytes(100_000)
             .setAcking(false).setMessageTimeoutSecs(11).setMessageTimeouts(false).build();
@@ -60,10 +60,11 @@ class AssignmentSettingsTest {
             assertEquals(400_003, executor.sink().queueBytes());
             assertEquals(300_001, executor.inbound().maxBytes());
             assertEquals("egret.frame.max.bytes=123456 egret.batch.size=7 egret.batch.flush.ms=13"
-                    + " egret.instance.inbound.bytes=300001 egret.instance.outbound.bytes=400003"
+                    + " egret.batch.flush.idle=true egret.instance.inbound.bytes=300001 egret.instance.outbound.bytes=400003"
                     + " egret.backpressure.high.watermark.bytes=700000"
                     + " egret.backpressure.low.watermark.bytes=100000 acking=false"
-                    + " topology.message.timeout.secs=11 topology.enable.message.timeouts=false",
+                    + " topology.message.timeout.secs=11 topology.enable.message.timeouts=false"
+                    + " topology.reliability.mode=ATMOST_ONCE",
                     executor.describeSettings(123_456));
         } finally {
             executor.sink().close();

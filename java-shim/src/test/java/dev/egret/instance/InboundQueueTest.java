@@ -36,6 +36,31 @@ class InboundQueueTest {
     }
 
     @Test
+    void aHeldQueueAdmitsPastItsBoundsSoThatAReplyBehindTuplesIsRead() throws Exception {
+        InboundQueue q = new InboundQueue(1000, 100);
+        AtomicInteger put = new AtomicInteger();
+        Thread t = producer(q, 6, 300, put);
+        awaitCount(put, 3);
+        Thread.sleep(50);
+        assertEquals(3, put.get(), "blocked at the byte bound");
+        // The executor waits for a state reply: the reader goes on.
+        q.holdOpen();
+        awaitCount(put, 6);
+        assertEquals(1800, q.bytes());
+        q.endHold();
+        // Bounded again once the reply came.
+        AtomicInteger more = new AtomicInteger();
+        producer(q, 1, 300, more);
+        Thread.sleep(50);
+        assertEquals(0, more.get(), "over the bound after the hold: the reader waits");
+        for (int i = 0; i < 4; i++) {
+            q.release(q.poll());
+        }
+        awaitCount(more, 1);
+        t.join(1000);
+    }
+
+    @Test
     void theReaderBlocksAtTheByteBoundUntilHandledMessagesAreReleased() throws Exception {
         InboundQueue q = new InboundQueue(1000, 100);
         AtomicInteger put = new AtomicInteger();

@@ -1,6 +1,7 @@
 package dev.egret.instance;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.egret.proto.AckEntry;
@@ -226,6 +227,84 @@ class OutboundSinkTest {
         assertEquals(InstanceToStreamManager.MessageCase.READY, w2.written.get(0).getMessageCase());
         assertEquals(1, w2.written.get(1).getTuples().getAcksCount(), "the ack travels with its tuples");
         assertEquals(2, w2.written.get(1).getTuples().getTuplesCount());
+        sink.close();
+    }
+
+    /**
+     * A sink with a writer thread and a 10 s timer (so only an idle flush sends a partial
+     * batch within a test), once its ready frame is written and the writer is idle again.
+     */
+    private static OutboundSink readySink(SlowWriter w, boolean flushWhenIdle) throws InterruptedException {
+        OutboundSink sink = new OutboundSink(w, 256, TimeUnit.SECONDS.toNanos(10), 1 << 20, flushWhenIdle);
+        sink.sendReady();
+        await("ready written", () -> w.written.size() == 1 && sink.queuedBytes() == 0);
+        return sink;
+    }
+
+    @Test
+    void anIdleExecutorSealsAtOnceWhenTheWriterIsIdle() throws Exception {
+        SlowWriter w = new SlowWriter();
+        OutboundSink sink = readySink(w, true);
+        assertTrue(sink.flushWhenIdle());
+        assertFalse(sink.executorIdle(), "nothing buffered: nothing to seal");
+        sink.add(tuple(1));
+        sink.addAck(ack(1));
+        assertTrue(sink.executorIdle(), "the writer is idle: the batch goes now");
+        await("the batch was written on the idle flush", () -> w.written.size() == 2);
+        assertEquals(1, w.written.get(1).getTuples().getTuplesCount());
+        assertEquals(1, w.written.get(1).getTuples().getAcksCount());
+        sink.close();
+    }
+
+    @Test
+    void whileTheWriterIsBusyTheBatchFillsAndGoesOnceItHasWritten() throws Exception {
+        SlowWriter w = new SlowWriter();
+        OutboundSink sink = new OutboundSink(w, 256, TimeUnit.SECONDS.toNanos(10), 1 << 20, true);
+        w.gate = new CountDownLatch(1);
+        sink.sendReady(); // the writer blocks writing it
+        await("the writer is writing ready", () -> sink.queuedBytes() > 0);
+        sink.add(tuple(1));
+        assertFalse(sink.executorIdle(), "the writer is busy: the batch waits");
+        sink.add(tuple(2));
+        sink.add(tuple(3));
+        assertFalse(sink.executorIdle());
+        assertEquals(0, w.written.size());
+        w.gate.countDown();
+        await("the writer sealed the batch once it had written ready", () -> w.written.size() == 2);
+        assertEquals(3, w.written.get(1).getTuples().getTuplesCount(), "all three in one batch");
+        sink.close();
+    }
+
+    @Test
+    void aSecondIdleFlushWithinTheGapIsLeftToTheWriterThread() throws Exception {
+        SlowWriter w = new SlowWriter();
+        OutboundSink sink = readySink(w, true);
+        sink.add(tuple(1));
+        assertTrue(sink.executorIdle());
+        long sealedAt = System.nanoTime();
+        sink.add(tuple(2));
+        boolean sealedAgain = sink.executorIdle();
+        long asked = System.nanoTime();
+        if (asked - sealedAt < OutboundSink.IDLE_GAP_NANOS) {
+            assertFalse(sealedAgain, "sealed again within the gap");
+        }
+        // Not the 10 s timer: the writer thread seals what waits once the gap has passed.
+        await("the second batch was written after the gap", () -> w.tuples() == 2);
+        assertEquals(3, w.written.size(), "ready and two batches of one tuple");
+        sink.close();
+    }
+
+    @Test
+    void withoutIdleFlushOnlyTheTimerSealsAPartialBatch() throws Exception {
+        SlowWriter w = new SlowWriter();
+        OutboundSink sink = readySink(w, false);
+        assertFalse(sink.flushWhenIdle());
+        sink.add(tuple(1));
+        assertFalse(sink.executorIdle());
+        Thread.sleep(100);
+        assertEquals(1, w.written.size(), "sealed before its timer");
+        sink.flush();
+        await("flushed", () -> w.written.size() == 2);
         sink.close();
     }
 }

@@ -38,6 +38,7 @@ final class Plans {
                 .setFrameMaxBytes((int) num(c, "egret.frame.max.bytes", 64 << 20))
                 .setBatchSize((int) num(c, "egret.batch.size", 256))
                 .setBatchFlushMs((int) num(c, "egret.batch.flush.ms", 5))
+                .setBatchFlushIdle(!"false".equals(String.valueOf(c.get("egret.batch.flush.idle"))))
                 .setInstanceInboundBytes(num(c, "egret.instance.inbound.bytes", 256 << 10))
                 .setInstanceOutboundBytes(num(c, "egret.instance.outbound.bytes", 256 << 10))
                 .setHighWatermarkBytes(512 << 10)

@@ -7,6 +7,9 @@ import dev.egret.proto.DebugRequest;
 import dev.egret.proto.DetachedKillRequest;
 import dev.egret.proto.Empty;
 import dev.egret.proto.ExecutorStatsSummary;
+import dev.egret.proto.LogConfigRequest;
+import dev.egret.proto.LogLevelChange;
+import dev.egret.proto.LoggerLevel;
 import dev.egret.proto.PeerRole;
 import dev.egret.proto.TaskStatsDelta;
 import dev.egret.proto.Topology;
@@ -39,6 +42,9 @@ import org.apache.storm.generated.ExecutorSummary;
 import org.apache.storm.generated.GetInfoOptions;
 import org.apache.storm.generated.GlobalStreamId;
 import org.apache.storm.generated.KillOptions;
+import org.apache.storm.generated.LogConfig;
+import org.apache.storm.generated.LogLevel;
+import org.apache.storm.generated.LogLevelAction;
 import org.apache.storm.generated.Nimbus;
 import org.apache.storm.generated.NimbusSummary;
 import org.apache.storm.generated.NotAliveException;
@@ -354,6 +360,63 @@ public final class LocalNimbus {
                 .setSamplingPct(enable ? samplingPercentage : 0.0)
                 .build();
         checked(h, request(h, ClientRequest.newBuilder().setDebug(debug).build()));
+    }
+
+    /** A topology by id (as Storm's Nimbus takes it), else by name. */
+    private Handle byIdOrName(String idOrName) throws TException {
+        for (Handle h : topologies()) {
+            if (h.topology.getId().equals(idOrName)) {
+                return h;
+            }
+        }
+        return byName(idOrName);
+    }
+
+    /**
+     * Storm's setLogConfig: each named logger's UPDATE (level, optional timeout in seconds) or
+     * REMOVE, all or nothing, through the topology master, which tells every instance JVM.
+     * A bad level is refused with the master's message.
+     */
+    public void setLogConfig(String id, LogConfig config) throws TException {
+        Handle h = byIdOrName(id);
+        LogConfigRequest.Builder request = LogConfigRequest.newBuilder();
+        if (config != null && config.is_set_named_logger_level()) {
+            for (Map.Entry<String, LogLevel> e : new TreeMap<>(config.get_named_logger_level()).entrySet()) {
+                LogLevel l = e.getValue();
+                LogLevelChange.Builder change = LogLevelChange.newBuilder().setLogger(e.getKey());
+                if (l.get_action() == LogLevelAction.REMOVE) {
+                    change.setRemove(true);
+                } else if (l.get_action() == LogLevelAction.UPDATE) {
+                    change.setLevel(l.is_set_target_log_level() ? l.get_target_log_level() : "");
+                    if (l.is_set_reset_log_level_timeout_secs()) {
+                        change.setTimeoutSecs(l.get_reset_log_level_timeout_secs());
+                    }
+                } else {
+                    continue;
+                }
+                request.addChanges(change);
+            }
+        }
+        checked(h, request(h, ClientRequest.newBuilder().setSetLogConfig(request).build()));
+    }
+
+    /** Storm's getLogConfig: the loggers with a level of their own, as UPDATE entries. */
+    public LogConfig getLogConfig(String id) throws TException {
+        Handle h = byIdOrName(id);
+        ClientResponse response = checked(h,
+                request(h, ClientRequest.newBuilder().setLogConfig(Empty.getDefaultInstance()).build()));
+        LogConfig out = new LogConfig();
+        out.set_named_logger_level(new HashMap<>());
+        for (LoggerLevel l : response.getLogLevelsList()) {
+            LogLevel level = new LogLevel(LogLevelAction.UPDATE);
+            level.set_target_log_level(l.getLevel());
+            if (l.getTimeoutSecs() > 0) {
+                level.set_reset_log_level_timeout_secs(l.getTimeoutSecs());
+                level.set_reset_log_level_timeout_epoch(l.getResetEpochMs());
+            }
+            out.put_to_named_logger_level(l.getLogger(), level);
+        }
+        return out;
     }
 
     public boolean isTopologyNameAllowed(String name) throws TException {

@@ -21,7 +21,7 @@ final class LocalNimbusHandler implements Nimbus.Iface {
     /** The calls Egret serves; the others fail with {@link TApplicationException#UNKNOWN_METHOD}. */
     static final String SERVED = "getClusterInfo, getTopologySummaries, getTopologySummary(ByName), "
             + "getTopologyInfo(ByName)(WithOpts), killTopology(WithOpts), activate, deactivate, debug, "
-            + "isTopologyNameAllowed, getLeader";
+            + "setLogConfig, getLogConfig, isTopologyNameAllowed, getLeader";
 
     private final LocalNimbus nimbus;
 
@@ -321,13 +321,21 @@ final class LocalNimbusHandler implements Nimbus.Iface {
     }
 
     @Override
-    public LogConfig getLogConfig(String name) throws TException {
-        throw unsupported("getLogConfig");
+    public LogConfig getLogConfig(String id) throws TException {
+        try {
+            return nimbus.getLogConfig(id);
+        } catch (TException e) {
+            throw undeclared(e);
+        }
     }
 
     @Override
-    public void setLogConfig(String name, LogConfig config) throws TException {
-        throw unsupported("setLogConfig");
+    public void setLogConfig(String id, LogConfig config) throws TException {
+        try {
+            nimbus.setLogConfig(id, config);
+        } catch (TException e) {
+            throw undeclared(e);
+        }
     }
 
     @Override

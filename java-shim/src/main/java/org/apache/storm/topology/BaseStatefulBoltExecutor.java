@@ -1,5 +1,6 @@
 package org.apache.storm.topology;
 
+import dev.egret.instance.StateChannel;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -26,6 +27,8 @@ public abstract class BaseStatefulBoltExecutor implements IRichBolt {
     protected OutputCollector collector;
     private transient int checkpointInputTaskCount;
     private transient long lastTxid;
+    /** Effectively once: the connection epoch of the last ROLLBACK handled (0: none). */
+    private transient long cleanEpoch;
     private transient Map<TransactionRequest, Integer> transactionRequestCount;
 
     /** Sets up the checkpoint alignment for this task. */
@@ -69,8 +72,20 @@ public abstract class BaseStatefulBoltExecutor implements IRichBolt {
             collector.ack(input);
             return;
         }
+        long epoch = StateChannel.connectionEpoch();
+        if (action == Action.PREPARE && StateChannel.effectivelyOnce() && cleanEpoch != epoch) {
+            // Egret, effectively once: this JVM started or lost its stream manager since its
+            // last ROLLBACK, so tuples ahead of this marker may be lost; the checkpoint must
+            // not complete without them: fail it, and the checkpoint spout rolls back.
+            LOG.info("Failing PREPARE {}: no rollback since this instance (re)connected", txid);
+            collector.fail(input);
+            return;
+        }
         try {
             handleCheckpoint(input, action, txid);
+            if (action == Action.ROLLBACK) {
+                cleanEpoch = epoch;
+            }
             lastTxid = action == Action.ROLLBACK ? txid - 1 : txid;
         } catch (Throwable th) {
             LOG.error("Got error while processing checkpoint tuple", th);

@@ -1,5 +1,6 @@
 package org.apache.storm.topology;
 
+import dev.egret.instance.StateChannel;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -38,6 +39,8 @@ public class StatefulBoltExecutor<T extends State> extends BaseStatefulBoltExecu
     private transient List<Tuple> preparedTuples;
     private transient AckTrackingOutputCollector trackingCollector;
     private transient Object monitor;
+    /** The txid of this task's last COMMIT (effectively once: a repeated COMMIT is not carried out twice). */
+    private transient long lastCommitted;
 
     public StatefulBoltExecutor(IStatefulBolt<T> bolt) {
         this.bolt = bolt;
@@ -57,6 +60,7 @@ public class StatefulBoltExecutor<T extends State> extends BaseStatefulBoltExecu
         this.boltInitialized = false;
         this.pendingTuples = new ArrayList<>();
         this.preparedTuples = new ArrayList<>();
+        this.lastCommitted = Long.MIN_VALUE;
         // A windowed bolt also runs on its timer thread: checkpoints take the same lock.
         this.monitor = bolt instanceof WindowedBoltExecutor ? ((WindowedBoltExecutor) bolt).lock : new Object();
     }
@@ -94,14 +98,31 @@ public class StatefulBoltExecutor<T extends State> extends BaseStatefulBoltExecu
                     preparedTuples.addAll(trackingCollector.takeAcked());
                     break;
                 case COMMIT:
+                    if (txid == lastCommitted && StateChannel.effectivelyOnce()) {
+                        // A recovering checkpoint spout repeats a COMMIT this task carried out.
+                        // Committing again would label the tuples run since (the spouts resumed
+                        // at the first COMMIT) with this txid: they belong to the next one.
+                        LOG.debug("COMMIT {} again: already committed", txid);
+                        break;
+                    }
                     bolt.preCommit(txid);
                     state.commit(txid);
+                    lastCommitted = txid;
                     for (Tuple t : preparedTuples) {
                         collector.ack(t);
                     }
                     preparedTuples.clear();
                     break;
                 case ROLLBACK:
+                    if (!boltInitialized && StateChannel.effectivelyOnce()) {
+                        // Effectively once: the spouts emit nothing between their ROLLBACK and
+                        // the INITSTATE after it, so every tuple held here came before the
+                        // rollback; its tree is replayed, so it must not run after INITSTATE.
+                        for (Tuple t : pendingTuples) {
+                            collector.fail(t);
+                        }
+                        pendingTuples.clear();
+                    }
                     bolt.preRollback();
                     state.rollback();
                     for (Tuple t : preparedTuples) {

@@ -1,9 +1,24 @@
-//! The tail of a process's log (`DIR/logs/<process>.log`).
+//! The logs of a topology's processes on one host (`DIR/logs/<process>.log`):
+//! which processes have one, and the tail of one. Read by `egret ui` on the
+//! local cluster and, on a multi-host cluster, by each container's stream
+//! manager for its own processes (relayed by the topology master).
 
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
-use crate::UiError;
+#[derive(Debug, thiserror::Error)]
+pub enum LogError {
+    #[error("'{0}' is not a process name (letters, digits, '.', '_', '-')")]
+    BadName(String),
+    #[error("no log of process '{0}'")]
+    NotFound(String),
+    #[error("cannot read the log of '{process}': {source}")]
+    Io {
+        process: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
 
 /// Most lines one request returns.
 pub const MAX_LINES: usize = 2000;
@@ -38,22 +53,22 @@ pub fn list(logs_dir: &Path) -> Vec<String> {
 
 /// The last `lines` (at most [`MAX_LINES`]) complete lines of `process`'s
 /// log, read from at most its last [`MAX_BYTES`].
-pub fn tail(logs_dir: &Path, process: &str, lines: usize) -> Result<Vec<String>, UiError> {
+pub fn tail(logs_dir: &Path, process: &str, lines: usize) -> Result<Vec<String>, LogError> {
     if !valid_process(process) {
-        return Err(UiError::BadRequest(format!(
-            "'{process}' is not a process name (letters, digits, '.', '_', '-')"
-        )));
+        return Err(LogError::BadName(process.to_owned()));
     }
     let path = logs_dir.join(format!("{process}.log"));
-    let mut file = std::fs::File::open(&path)
-        .map_err(|_| UiError::NotFound(format!("no log of process '{process}'")))?;
-    let len = file.metadata().map_err(UiError::state)?.len();
+    let mut file =
+        std::fs::File::open(&path).map_err(|_| LogError::NotFound(process.to_owned()))?;
+    let io = |source| LogError::Io {
+        process: process.to_owned(),
+        source,
+    };
+    let len = file.metadata().map_err(io)?.len();
     let start = len.saturating_sub(MAX_BYTES);
-    file.seek(SeekFrom::Start(start)).map_err(UiError::state)?;
+    file.seek(SeekFrom::Start(start)).map_err(io)?;
     let mut bytes = Vec::new();
-    file.take(MAX_BYTES)
-        .read_to_end(&mut bytes)
-        .map_err(UiError::state)?;
+    file.take(MAX_BYTES).read_to_end(&mut bytes).map_err(io)?;
     let text = String::from_utf8_lossy(&bytes);
     let mut all: Vec<&str> = text.lines().collect();
     if start > 0 && !all.is_empty() {
@@ -79,15 +94,15 @@ mod tests {
         assert_eq!(list(dir.path()), ["stmgr-1"]);
         assert!(matches!(
             tail(dir.path(), "../x", 2),
-            Err(UiError::BadRequest(_))
+            Err(LogError::BadName(_))
         ));
         assert!(matches!(
             tail(dir.path(), ".hidden", 2),
-            Err(UiError::BadRequest(_))
+            Err(LogError::BadName(_))
         ));
         assert!(matches!(
             tail(dir.path(), "nope", 2),
-            Err(UiError::NotFound(_))
+            Err(LogError::NotFound(_))
         ));
     }
 }

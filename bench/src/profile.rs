@@ -1,0 +1,372 @@
+//! `egret bench --profile`: during each Egret run's measured window, Linux
+//! `perf record` samples the stream managers (a flame graph of them is
+//! written beside the run's log), and a JDK Flight Recorder recording is
+//! taken of the busiest instance JVM (`jcmd JFR.start` at the window's
+//! start, `JFR.stop` with a file name at its end).
+//!
+//! Invariants:
+//! - nothing is profiled outside the window, and every recorder started is
+//!   stopped when the window ends, also when the run fails (drop);
+//! - a tool that is missing or refused (no `perf`, `perf_event_paranoid`, no
+//!   `jcmd`) costs the run nothing: the run is measured as without
+//!   `--profile`, and the reason is reported in [`Profile::notes`];
+//! - the flame graph is made by the `inferno` crate from `perf script`'s
+//!   text (collapsed stacks, then SVG), the same way `cargo flamegraph` does.
+
+use std::io::BufReader;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+use inferno::collapse::Collapse as _;
+
+use crate::procs::{ProcStat, all_processes};
+
+/// What a stream manager's command line has (`egret stmgr ...`).
+const STMGR_ARG: &str = "stmgr";
+/// The instance JVMs' main class.
+const INSTANCE_MAIN: &str = "dev.egret.instance.InstanceMain";
+/// perf's sampling frequency (Hz): low enough for DWARF stacks of a 2-core run.
+const PERF_FREQUENCY: &str = "199";
+/// The JFR recording's name in the JVM.
+const JFR_NAME: &str = "egret-bench";
+
+/// One process of the run, as the profiler needs it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Member {
+    pub pid: i32,
+    /// `/proc/PID/cmdline`, arguments joined by spaces.
+    pub cmdline: String,
+    /// utime + stime so far (ticks).
+    pub cpu_ticks: u64,
+}
+
+/// The processes a profile targets.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Targets {
+    pub stream_managers: Vec<i32>,
+    /// The instance JVM with the most CPU so far.
+    pub instance: Option<i32>,
+}
+
+/// Picks the stream managers and the busiest instance JVM among `members`.
+pub fn targets(members: &[Member]) -> Targets {
+    let stream_managers = members
+        .iter()
+        .filter(|m| m.cmdline.split(' ').any(|a| a == STMGR_ARG))
+        .map(|m| m.pid)
+        .collect();
+    let instance = members
+        .iter()
+        .filter(|m| m.cmdline.contains(INSTANCE_MAIN))
+        .max_by_key(|m| (m.cpu_ticks, -m.pid))
+        .map(|m| m.pid);
+    Targets {
+        stream_managers,
+        instance,
+    }
+}
+
+/// The members among `pids`, read from `/proc`.
+pub fn members(pids: &[i32]) -> Vec<Member> {
+    let stats: Vec<ProcStat> = all_processes(Path::new("/proc"));
+    pids.iter()
+        .filter_map(|&pid| {
+            let raw = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
+            let cmdline = String::from_utf8_lossy(&raw)
+                .split('\0')
+                .filter(|a| !a.is_empty())
+                .collect::<Vec<_>>()
+                .join(" ");
+            let cpu_ticks = stats
+                .iter()
+                .find(|s| s.pid == pid)
+                .map_or(0, |s| s.utime + s.stime);
+            Some(Member {
+                pid,
+                cmdline,
+                cpu_ticks,
+            })
+        })
+        .collect()
+}
+
+/// The flame graph (SVG) of `perf script` output.
+pub fn flamegraph(perf_script: &[u8], title: &str) -> std::io::Result<String> {
+    let mut folded = Vec::new();
+    inferno::collapse::perf::Folder::from(inferno::collapse::perf::Options::default())
+        .collapse(BufReader::new(perf_script), &mut folded)?;
+    if folded.is_empty() {
+        return Err(std::io::Error::other("perf recorded no samples"));
+    }
+    let mut options = inferno::flamegraph::Options::default();
+    options.title = title.to_owned();
+    let mut svg = Vec::new();
+    inferno::flamegraph::from_reader(&mut options, folded.as_slice(), &mut svg)?;
+    Ok(String::from_utf8_lossy(&svg).into_owned())
+}
+
+/// What one run's profile produced.
+#[derive(Debug, Clone, Default)]
+pub struct Profile {
+    pub flamegraph: Option<PathBuf>,
+    pub jfr: Option<PathBuf>,
+    /// Why a part is missing.
+    pub notes: Vec<String>,
+}
+
+/// The recorders of one window; [`Recorders::finish`] stops them and writes
+/// the files (dropping stops them without files).
+pub struct Recorders {
+    dir: PathBuf,
+    jcmd: PathBuf,
+    perf: Option<(Child, PathBuf)>,
+    jfr: Option<(i32, PathBuf)>,
+    notes: Vec<String>,
+}
+
+/// `jcmd` beside `java` (an absolute path), else from `PATH`.
+pub fn jcmd_beside(java: &Path) -> PathBuf {
+    match java.parent() {
+        Some(dir) if java.is_absolute() && dir.join("jcmd").is_file() => dir.join("jcmd"),
+        _ => PathBuf::from("jcmd"),
+    }
+}
+
+impl Recorders {
+    /// Starts perf on the stream managers and JFR in the busiest instance
+    /// JVM among `live` (the run's processes); files go to `dir`.
+    pub fn start(dir: &Path, jcmd: &Path, live: &[i32]) -> Recorders {
+        let mut notes = Vec::new();
+        let targets = targets(&members(live));
+        let perf = if targets.stream_managers.is_empty() {
+            notes.push("no stream manager found to profile".to_owned());
+            None
+        } else {
+            let data = dir.join("stmgr.perf.data");
+            let pids: Vec<String> = targets
+                .stream_managers
+                .iter()
+                .map(ToString::to_string)
+                .collect();
+            match Command::new("perf")
+                .args([
+                    "record",
+                    "-q",
+                    "-F",
+                    PERF_FREQUENCY,
+                    "--call-graph",
+                    "dwarf",
+                ])
+                .arg("-o")
+                .arg(&data)
+                .arg("-p")
+                .arg(pids.join(","))
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+            {
+                Ok(child) => Some((child, data)),
+                Err(e) => {
+                    notes.push(format!("perf record could not start: {e}"));
+                    None
+                }
+            }
+        };
+        let jfr = match targets.instance {
+            None => {
+                notes.push("no instance JVM found to record".to_owned());
+                None
+            }
+            Some(pid) => {
+                let out = Command::new(jcmd)
+                    .arg(pid.to_string())
+                    .arg("JFR.start")
+                    .arg(format!("name={JFR_NAME}"))
+                    .arg("settings=profile")
+                    .stdin(Stdio::null())
+                    .output();
+                match out {
+                    Ok(o) if o.status.success() => {
+                        Some((pid, dir.join(format!("instance-{pid}.jfr"))))
+                    }
+                    Ok(o) => {
+                        notes.push(format!(
+                            "jcmd {pid} JFR.start failed: {}",
+                            String::from_utf8_lossy(&o.stdout).trim()
+                        ));
+                        None
+                    }
+                    Err(e) => {
+                        notes.push(format!("{} could not run: {e}", jcmd.display()));
+                        None
+                    }
+                }
+            }
+        };
+        Recorders {
+            dir: dir.to_owned(),
+            jcmd: jcmd.to_owned(),
+            perf,
+            jfr,
+            notes,
+        }
+    }
+
+    /// Stops the recorders and writes `stmgr-flamegraph.svg` and the JFR file.
+    pub fn finish(mut self, title: &str) -> Profile {
+        let mut profile = Profile {
+            notes: std::mem::take(&mut self.notes),
+            ..Profile::default()
+        };
+        if let Some((pid, path)) = self.jfr.take() {
+            let out = Command::new(&self.jcmd)
+                .arg(pid.to_string())
+                .arg("JFR.stop")
+                .arg(format!("name={JFR_NAME}"))
+                .arg(format!("filename={}", path.display()))
+                .stdin(Stdio::null())
+                .output();
+            match out {
+                Ok(o) if o.status.success() && path.is_file() => profile.jfr = Some(path),
+                Ok(o) => profile.notes.push(format!(
+                    "jcmd {pid} JFR.stop failed: {}",
+                    String::from_utf8_lossy(&o.stdout).trim()
+                )),
+                Err(e) => profile.notes.push(format!("jcmd JFR.stop: {e}")),
+            }
+        }
+        if let Some((child, data)) = self.perf.take() {
+            match stop_perf(child).and_then(|()| {
+                // --no-inline: addr2line per inlined frame takes minutes.
+                let script = Command::new("perf")
+                    .args(["script", "--no-inline"])
+                    .arg("-i")
+                    .arg(&data)
+                    .stdin(Stdio::null())
+                    .stderr(Stdio::null())
+                    .output()?;
+                if !script.status.success() {
+                    return Err(std::io::Error::other(format!(
+                        "perf script exited with {}",
+                        script.status
+                    )));
+                }
+                flamegraph(&script.stdout, title)
+            }) {
+                Ok(svg) => {
+                    let path = self.dir.join("stmgr-flamegraph.svg");
+                    match std::fs::write(&path, svg) {
+                        Ok(()) => profile.flamegraph = Some(path),
+                        Err(e) => profile.notes.push(format!("{}: {e}", path.display())),
+                    }
+                }
+                Err(e) => profile
+                    .notes
+                    .push(format!("stream manager flame graph: {e}")),
+            }
+        }
+        profile
+    }
+}
+
+/// SIGINT (perf then writes its file), and waits for it.
+fn stop_perf(mut child: Child) -> std::io::Result<()> {
+    let pid = nix::unistd::Pid::from_raw(child.id() as i32);
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT).map_err(std::io::Error::from)?;
+    let status = child.wait()?;
+    // perf exits 0, or by the signal it was sent, after writing its data.
+    if status.success() || status.code().is_none() || status.code() == Some(130) {
+        Ok(())
+    } else {
+        Err(std::io::Error::other(format!(
+            "perf record exited with {status}"
+        )))
+    }
+}
+
+impl Drop for Recorders {
+    fn drop(&mut self) {
+        if let Some((mut child, _)) = self.perf.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        if let Some((pid, _)) = self.jfr.take() {
+            let _ = Command::new(&self.jcmd)
+                .arg(pid.to_string())
+                .arg("JFR.stop")
+                .arg(format!("name={JFR_NAME}"))
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn m(pid: i32, cmdline: &str, cpu: u64) -> Member {
+        Member {
+            pid,
+            cmdline: cmdline.into(),
+            cpu_ticks: cpu,
+        }
+    }
+
+    #[test]
+    fn targets_are_the_stream_managers_and_the_busiest_instance() {
+        let members = [
+            m(10, "/bin/egret local --local-ttl 86400 app.jar com.M", 50),
+            m(11, "/bin/egret scheduler --topology t", 1),
+            m(12, "/bin/egret stmgr --topology t --container 1", 300),
+            m(
+                13,
+                "java -cp x dev.egret.instance.InstanceMain --instance spout-0",
+                900,
+            ),
+            m(
+                14,
+                "java -cp x dev.egret.instance.InstanceMain --instance bolt-1",
+                1200,
+            ),
+            m(15, "/bin/egret stmgr --topology t --container 2", 10),
+            m(16, "/bin/egret tmaster --topology stmgr-ish", 10),
+        ];
+        let t = targets(&members);
+        assert_eq!(t.stream_managers, vec![12, 15]);
+        assert_eq!(t.instance, Some(14));
+        assert_eq!(targets(&[]), Targets::default());
+    }
+
+    #[test]
+    fn a_flame_graph_from_perf_script_text() {
+        let script = b"egret 1234 100.000001: 5050505 cpu-clock:\n\
+\t    55d1 egret_stream_manager::route+0x10 (/bin/egret)\n\
+\t    55a0 tokio::runtime::park+0x20 (/bin/egret)\n\
+\n\
+egret 1234 100.005000: 5050505 cpu-clock:\n\
+\t    55f0 egret_stream_manager::ledger::ack+0x4 (/bin/egret)\n\
+\t    55a0 tokio::runtime::park+0x20 (/bin/egret)\n\
+\n";
+        let svg = flamegraph(script, "stream manager").unwrap();
+        assert!(svg.contains("<svg"), "{svg}");
+        assert!(svg.contains("egret_stream_manager::route"), "{svg}");
+        assert!(svg.contains("egret_stream_manager::ledger::ack"), "{svg}");
+        assert!(svg.contains("stream manager"), "{svg}");
+        assert!(flamegraph(b"", "x").is_err());
+    }
+
+    #[test]
+    fn jcmd_is_found_beside_an_absolute_java() {
+        let tmp = tempfile::tempdir().unwrap();
+        let java = tmp.path().join("java");
+        std::fs::write(&java, "").unwrap();
+        assert_eq!(jcmd_beside(&java), PathBuf::from("jcmd"));
+        std::fs::write(tmp.path().join("jcmd"), "").unwrap();
+        assert_eq!(jcmd_beside(&java), tmp.path().join("jcmd"));
+        assert_eq!(jcmd_beside(Path::new("java")), PathBuf::from("jcmd"));
+    }
+}

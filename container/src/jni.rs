@@ -1,0 +1,134 @@
+//! The JNI bridge's side of a container (`egret.instance.bridge: jni`): the
+//! process that runs the container's stream manager embeds one JVM
+//! (`egret-native`) whose heap is the sum of the container's executors'
+//! heaps, on the class path an instance JVM would have (the shim, the
+//! topology jar, `egret.instance.classpath.extra`: the topology's jar is on
+//! the JVM's own class path, as in Storm's worker, one class loader for the
+//! one topology of the container), and starts the container's executors as
+//! threads of it. Each executor connection reaches the stream manager as an
+//! [`InstanceConnection`], the type the socket's connections become too.
+//!
+//! Threads: the calling thread starts the JVM and the executors (attached
+//! for the calls); one std thread, `jni-connections`, turns the bridge's
+//! connections into [`InstanceConnection`]s (bounded queues, blocking sends:
+//! never on the runtime's threads); every executor runs on Java threads.
+
+use std::path::Path;
+
+use egret_config::Environment;
+use egret_native::{EmbeddedJvm, JvmConfig, NativeConnection};
+use egret_proto::v1::Bridge;
+use egret_state_manager::TopologyDir;
+use egret_stream_manager::InstanceConnection;
+use tokio::sync::mpsc;
+
+use crate::{ContainerError, JvmSettings};
+
+/// Executor connections waiting for the stream manager (each opened by an
+/// executor thread that blocks until it is taken).
+const CONNECTION_QUEUE: usize = 16;
+
+/// The embedded JVM of a container and its executors' connections.
+#[derive(Debug)]
+pub struct Embedded {
+    pub jvm: EmbeddedJvm,
+    pub connections: mpsc::Receiver<InstanceConnection>,
+}
+
+/// The heap of the embedded JVM: the sum of `heaps` (MiB), at least 64.
+pub fn embedded_heap_mb(heaps: impl IntoIterator<Item = i64>) -> u32 {
+    let total: i64 = heaps.into_iter().map(|h| h.max(0)).sum();
+    u32::try_from(total.max(64)).unwrap_or(u32::MAX)
+}
+
+/// With the JNI bridge, starts container `index`'s embedded JVM and its
+/// executors; `None` with the socket bridge.
+pub fn start_embedded(
+    topology_dir: &Path,
+    index: i32,
+    executable: &Path,
+) -> Result<Option<Embedded>, ContainerError> {
+    let dir = TopologyDir::new(topology_dir);
+    let topology = dir.read_topology()?;
+    let resolved = egret_config::settings::settings_of(&topology)
+        .map_err(|e| ContainerError::Config(e.to_string()))?;
+    if resolved.bridge() != Bridge::Jni {
+        return Ok(None);
+    }
+    let frame_max_bytes = resolved.frame_max_bytes;
+    let plan = dir.read_packing_plan()?;
+    let container = plan
+        .containers
+        .iter()
+        .find(|c| c.index == index)
+        .ok_or_else(|| ContainerError::NoSuchContainer {
+            index,
+            topology: topology.id.clone(),
+        })?;
+    let config = egret_config::topology::config_map(&topology).map_err(ContainerError::Config)?;
+    let settings = JvmSettings::from_config(&config, &Environment::from_process(), executable)?;
+    let mut class_path = vec![settings.shim_jar.clone(), dir.jar()];
+    class_path.extend(settings.classpath_extra.iter().cloned());
+    let jvm_config = JvmConfig {
+        java: settings.java.clone(),
+        class_path,
+        heap_mb: embedded_heap_mb(container.instances.iter().map(|i| i.heap_mb)),
+        options: settings.jvm_opts.clone(),
+    };
+    let (native_tx, native_rx) = mpsc::channel(CONNECTION_QUEUE);
+    egret_native::frames::install(native_tx).map_err(bridge_error)?;
+    let (tx, connections) = mpsc::channel(CONNECTION_QUEUE);
+    let cap = usize::try_from(frame_max_bytes).unwrap_or(usize::MAX);
+    std::thread::Builder::new()
+        .name("jni-connections".to_owned())
+        .spawn(move || relay_connections(native_rx, &tx, cap))
+        .map_err(|e| {
+            ContainerError::Config(format!("cannot start the JNI bridge's thread: {e}"))
+        })?;
+    let jvm = EmbeddedJvm::start(&jvm_config).map_err(bridge_error)?;
+    for instance in &container.instances {
+        jvm.start_executor(&instance.instance_id, frame_max_bytes)
+            .map_err(bridge_error)?;
+    }
+    tracing::info!(
+        container = index,
+        executors = container.instances.len(),
+        heap_mb = jvm_config.heap_mb,
+        "The embedded JVM runs the container's executors (egret.instance.bridge: jni)."
+    );
+    Ok(Some(Embedded { jvm, connections }))
+}
+
+fn relay_connections(
+    mut native: mpsc::Receiver<NativeConnection>,
+    to_stream_manager: &mpsc::Sender<InstanceConnection>,
+    max_frame_bytes: usize,
+) {
+    while let Some(c) = native.blocking_recv() {
+        let connection = InstanceConnection::from_channels(
+            c.instance_id,
+            c.to_instance,
+            c.from_instance,
+            max_frame_bytes,
+        );
+        if to_stream_manager.blocking_send(connection).is_err() {
+            return;
+        }
+    }
+}
+
+fn bridge_error(err: egret_native::BridgeError) -> ContainerError {
+    ContainerError::Bridge(err.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_heap_is_the_sum_of_the_executors_heaps() {
+        assert_eq!(embedded_heap_mb([128, 256, 128]), 512);
+        assert_eq!(embedded_heap_mb([]), 64);
+        assert_eq!(embedded_heap_mb([-5, 10]), 64);
+    }
+}

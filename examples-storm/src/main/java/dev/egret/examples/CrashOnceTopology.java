@@ -1,0 +1,96 @@
+package dev.egret.examples;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.apache.storm.Config;
+import org.apache.storm.StormSubmitter;
+import org.apache.storm.spout.SpoutOutputCollector;
+import org.apache.storm.task.TopologyContext;
+import org.apache.storm.topology.BasicOutputCollector;
+import org.apache.storm.topology.OutputFieldsDeclarer;
+import org.apache.storm.topology.TopologyBuilder;
+import org.apache.storm.topology.base.BaseBasicBolt;
+import org.apache.storm.topology.base.BaseRichSpout;
+import org.apache.storm.tuple.Fields;
+import org.apache.storm.tuple.Tuple;
+import org.apache.storm.tuple.Values;
+import org.apache.storm.utils.Utils;
+
+/**
+ * A bolt whose user code throws once: its executor dies, as in Storm, and is started again.
+ *
+ * <p>{@code numbers} emits 0, 1, 2, ... (about 20 a second, unanchored); {@code crasher} appends
+ * each to {@code <out>/crasher-<taskId>.txt} and, at its 5th tuple while {@code <out>/crashed}
+ * does not exist, creates that file and throws a {@code RuntimeException} ("injected crash").
+ * After the restart it records again (from its 1st tuple on: the file exists now).
+ *
+ * <p>Arguments: {@code <topology name> <output dir>}.
+ */
+public final class CrashOnceTopology {
+    private CrashOnceTopology() {}
+
+    /** 0, 1, 2, ... every 50 ms. */
+    public static final class NumberSpout extends BaseRichSpout {
+        private transient SpoutOutputCollector collector;
+        private transient int next;
+
+        @Override
+        public void open(Map<String, Object> conf, TopologyContext context, SpoutOutputCollector collector) {
+            this.collector = collector;
+        }
+
+        @Override
+        public void nextTuple() {
+            Utils.sleep(50);
+            collector.emit(new Values(next++));
+        }
+
+        @Override
+        public void declareOutputFields(OutputFieldsDeclarer declarer) {
+            declarer.declare(new Fields("n"));
+        }
+    }
+
+    /** Records what it gets; throws once, at its 5th tuple. */
+    public static final class CrashOnceBolt extends BaseBasicBolt {
+        private final String outDir;
+        private transient int task;
+        private transient int seen;
+
+        public CrashOnceBolt(String outDir) {
+            this.outDir = outDir;
+        }
+
+        @Override
+        public void prepare(Map<String, Object> conf, TopologyContext context) {
+            this.task = context.getThisTaskId();
+        }
+
+        @Override
+        public void execute(Tuple input, BasicOutputCollector collector) {
+            seen++;
+            Path marker = Path.of(outDir, "crashed");
+            if (seen == 5 && !Files.exists(marker)) {
+                try {
+                    Files.createFile(marker);
+                } catch (java.io.IOException e) {
+                    throw new IllegalStateException("cannot create " + marker, e);
+                }
+                throw new RuntimeException("injected crash of the crash-once bolt");
+            }
+            Recorder.append(outDir, "crasher-" + task + ".txt", String.valueOf(input.getInteger(0)));
+        }
+
+        @Override
+        public void declareOutputFields(OutputFieldsDeclarer declarer) {}
+    }
+
+    public static void main(String[] args) throws Exception {
+        String[] nameDir = Recorder.nameAndDir(args, "CrashOnceTopology");
+        TopologyBuilder builder = new TopologyBuilder();
+        builder.setSpout("numbers", new NumberSpout(), 1);
+        builder.setBolt("crasher", new CrashOnceBolt(nameDir[1]), 1).shuffleGrouping("numbers");
+        StormSubmitter.submitTopology(nameDir[0], new Config(), builder.createTopology());
+    }
+}

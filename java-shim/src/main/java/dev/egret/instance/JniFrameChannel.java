@@ -1,0 +1,148 @@
+package dev.egret.instance;
+
+import com.google.protobuf.CodedOutputStream;
+import com.google.protobuf.MessageLite;
+import dev.egret.wire.FrameChannel;
+import dev.egret.wire.FrameTooLargeException;
+import java.io.EOFException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+
+/**
+ * The JNI bridge's frame channel: an executor's duplex stream of frames to the stream
+ * manager of its own process, each frame one native call with a direct {@link ByteBuffer}
+ * (natives registered by the process, {@code native/src/frames.rs}). Frames are the same
+ * protobuf messages as on the instance socket, without the length prefix: a call carries
+ * exactly one.
+ *
+ * <p>Buffers: one direct buffer per direction, owned by this channel. A write serializes
+ * the message into the write buffer and hands it to {@code send0}, which copies it out
+ * before returning (blocking while the stream manager's bounded queue is full); a read hands
+ * the read buffer to {@code receive0}, which copies the next frame in (blocking until one
+ * comes). Rust keeps no pointer to a buffer after the call. The read and write locks give
+ * each buffer to one call at a time; a buffer grows to the largest frame and shrinks back
+ * after an unusually large one.
+ */
+public final class JniFrameChannel extends FrameChannel {
+    private static final int FIRST_BUFFER_BYTES = 64 * 1024;
+    private static final int KEEP_BUFFER_BYTES = 4 * 1024 * 1024;
+
+    private final long handle;
+    private final Object readLock = new Object();
+    private final Object writeLock = new Object();
+    private ByteBuffer readBuffer = ByteBuffer.allocateDirect(FIRST_BUFFER_BYTES);
+    private ByteBuffer writeBuffer = ByteBuffer.allocateDirect(FIRST_BUFFER_BYTES);
+    private volatile boolean closed;
+
+    private JniFrameChannel(long handle, int maxFrameBytes) {
+        super(maxFrameBytes);
+        this.handle = handle;
+    }
+
+    /** A new connection of executor {@code instanceId} to the stream manager of this process. */
+    public static JniFrameChannel open(String instanceId, int maxFrameBytes) throws IOException {
+        long handle;
+        try {
+            handle = open0(instanceId);
+        } catch (RuntimeException e) {
+            throw new IOException("the JNI bridge refused a channel for " + instanceId + ": " + e.getMessage(), e);
+        }
+        return new JniFrameChannel(handle, maxFrameBytes);
+    }
+
+    @Override
+    public byte[] readFrame(int limit) throws IOException {
+        synchronized (readLock) {
+            if (closed) {
+                throw new EOFException("connection closed");
+            }
+            long length = receive(readBuffer);
+            if (length > limit) {
+                throw new FrameTooLargeException(length, limit);
+            }
+            if (length > readBuffer.capacity()) {
+                // The frame waits on the Rust side for a buffer that holds it.
+                readBuffer = ByteBuffer.allocateDirect((int) length);
+                length = receive(readBuffer);
+            }
+            byte[] body = new byte[(int) length];
+            readBuffer.get(0, body);
+            if (readBuffer.capacity() > KEEP_BUFFER_BYTES && length < readBuffer.capacity() / 4) {
+                readBuffer = ByteBuffer.allocateDirect(FIRST_BUFFER_BYTES);
+            }
+            return body;
+        }
+    }
+
+    private long receive(ByteBuffer buffer) throws IOException {
+        long length;
+        try {
+            length = receive0(handle, buffer);
+        } catch (RuntimeException e) {
+            throw new IOException("the JNI bridge failed to read a frame: " + e.getMessage(), e);
+        }
+        if (length < 0) {
+            throw new EOFException("the stream manager closed the connection");
+        }
+        return length;
+    }
+
+    @Override
+    public void write(MessageLite message, int limit) throws IOException {
+        int size = message.getSerializedSize();
+        if (size > limit) {
+            throw new FrameTooLargeException(size, limit);
+        }
+        synchronized (writeLock) {
+            if (closed) {
+                throw new IOException("connection closed");
+            }
+            if (writeBuffer.capacity() < size) {
+                writeBuffer = ByteBuffer.allocateDirect(Math.max(size, Math.min(limit, writeBuffer.capacity() * 2)));
+            }
+            ByteBuffer buffer = writeBuffer;
+            buffer.clear();
+            CodedOutputStream out = CodedOutputStream.newInstance(buffer);
+            message.writeTo(out);
+            out.flush();
+            int status;
+            try {
+                status = send0(handle, buffer, size);
+            } catch (RuntimeException e) {
+                throw new IOException("the JNI bridge failed to send a frame: " + e.getMessage(), e);
+            }
+            if (status < 0) {
+                throw new EOFException("the stream manager closed the connection");
+            }
+            if (buffer.capacity() > KEEP_BUFFER_BYTES && size < buffer.capacity() / 4) {
+                writeBuffer = ByteBuffer.allocateDirect(FIRST_BUFFER_BYTES);
+            }
+        }
+    }
+
+    @Override
+    public boolean isOpen() {
+        return !closed;
+    }
+
+    /** Ends both directions; a read or write blocked in the bridge returns at once. */
+    @Override
+    public void close() {
+        if (!closed) {
+            closed = true;
+            try {
+                close0(handle);
+            } catch (RuntimeException ignored) {
+                // Already gone on the Rust side.
+            }
+        }
+    }
+
+    private static native long open0(String instanceId);
+
+    private static native int send0(long handle, ByteBuffer buffer, int length);
+
+    private static native long receive0(long handle, ByteBuffer buffer);
+
+    private static native void close0(long handle);
+}

@@ -1,0 +1,191 @@
+package dev.egret.instance;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Predicate;
+
+/**
+ * A hash table from non-zero {@code long} keys to values, without boxing:
+ * open addressing with linear probing over two parallel arrays, deletion by
+ * backward shift (no tombstones), doubled when more than half full. A spout
+ * task's pending trees live here: one entry per tree, looked up on every ack.
+ *
+ * <p>Invariants: key 0 marks an empty slot, so it cannot be stored (and is
+ * never found: a zero key from the wire finds nothing); the
+ * capacity is a power of two, at least twice the size; every key sits at or
+ * after its home slot with no empty slot between (the probe run). Not
+ * thread-safe: the owner synchronizes.
+ */
+final class LongTable<V> {
+    private static final int MIN_CAPACITY = 16;
+
+    private long[] keys;
+    private Object[] values;
+    private int size;
+    private int mask;
+
+    LongTable() {
+        this(MIN_CAPACITY);
+    }
+
+    LongTable(int expected) {
+        int capacity = MIN_CAPACITY;
+        while (capacity < expected * 2) {
+            capacity <<= 1;
+        }
+        keys = new long[capacity];
+        values = new Object[capacity];
+        mask = capacity - 1;
+    }
+
+    /** The home slot of {@code key}: Fibonacci hashing, so that keys differing only in high bits spread too. */
+    private int home(long key) {
+        return (int) ((key * 0x9E3779B97F4A7C15L) >>> 40) & mask;
+    }
+
+    private static void checkKey(long key) {
+        if (key == 0) {
+            throw new IllegalArgumentException("LongTable keys must be non-zero");
+        }
+    }
+
+    int size() {
+        return size;
+    }
+
+    @SuppressWarnings("unchecked")
+    V get(long key) {
+        if (key == 0) {
+            return null;
+        }
+        for (int i = home(key); ; i = (i + 1) & mask) {
+            long k = keys[i];
+            if (k == key) {
+                return (V) values[i];
+            }
+            if (k == 0) {
+                return null;
+            }
+        }
+    }
+
+    /** Stores {@code value} unless {@code key} is present; returns the present value, or null when stored. */
+    @SuppressWarnings("unchecked")
+    V putIfAbsent(long key, V value) {
+        checkKey(key);
+        if ((size + 1) * 2 > keys.length) {
+            grow();
+        }
+        for (int i = home(key); ; i = (i + 1) & mask) {
+            long k = keys[i];
+            if (k == key) {
+                return (V) values[i];
+            }
+            if (k == 0) {
+                keys[i] = key;
+                values[i] = value;
+                size++;
+                return null;
+            }
+        }
+    }
+
+    /** Removes {@code key}; returns its value, or null when absent. */
+    @SuppressWarnings("unchecked")
+    V remove(long key) {
+        if (key == 0) {
+            return null;
+        }
+        for (int i = home(key); ; i = (i + 1) & mask) {
+            long k = keys[i];
+            if (k == 0) {
+                return null;
+            }
+            if (k == key) {
+                V old = (V) values[i];
+                deleteAt(i);
+                return old;
+            }
+        }
+    }
+
+    /** Empties slot {@code hole}, moving back the later entries of its probe run that may fill it. */
+    private void deleteAt(int hole) {
+        size--;
+        for (int j = (hole + 1) & mask; ; j = (j + 1) & mask) {
+            long k = keys[j];
+            if (k == 0) {
+                break;
+            }
+            int h = home(k);
+            // Entry j may move to the hole when its home is not in (hole, j] (cyclically).
+            boolean stays = hole <= j ? (hole < h && h <= j) : (hole < h || h <= j);
+            if (!stays) {
+                keys[hole] = k;
+                values[hole] = values[j];
+                hole = j;
+            }
+        }
+        keys[hole] = 0;
+        values[hole] = null;
+    }
+
+    /** Removes and returns every value (in table order). */
+    @SuppressWarnings("unchecked")
+    List<V> removeAll() {
+        List<V> all = new ArrayList<>(size);
+        for (int i = 0; i < keys.length; i++) {
+            if (keys[i] != 0) {
+                all.add((V) values[i]);
+                keys[i] = 0;
+                values[i] = null;
+            }
+        }
+        size = 0;
+        return all;
+    }
+
+    /** Removes and returns the values {@code test} accepts (in table order). */
+    @SuppressWarnings("unchecked")
+    List<V> removeIf(Predicate<? super V> test) {
+        List<Long> matched = null;
+        List<V> out = null;
+        for (int i = 0; i < keys.length; i++) {
+            if (keys[i] != 0 && test.test((V) values[i])) {
+                if (matched == null) {
+                    matched = new ArrayList<>();
+                    out = new ArrayList<>();
+                }
+                matched.add(keys[i]);
+                out.add((V) values[i]);
+            }
+        }
+        if (matched == null) {
+            return List.of();
+        }
+        // Removed after the scan: a backward shift during it could skip or revisit entries.
+        for (long key : matched) {
+            remove(key);
+        }
+        return out;
+    }
+
+    private void grow() {
+        long[] oldKeys = keys;
+        Object[] oldValues = values;
+        keys = new long[oldKeys.length * 2];
+        values = new Object[oldKeys.length * 2];
+        mask = keys.length - 1;
+        for (int i = 0; i < oldKeys.length; i++) {
+            long k = oldKeys[i];
+            if (k != 0) {
+                int j = home(k);
+                while (keys[j] != 0) {
+                    j = (j + 1) & mask;
+                }
+                keys[j] = k;
+                values[j] = oldValues[i];
+            }
+        }
+    }
+}

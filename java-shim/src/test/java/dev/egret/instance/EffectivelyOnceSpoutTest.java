@@ -1,0 +1,87 @@
+package dev.egret.instance;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.storm.spout.CheckPointState.Action;
+import org.apache.storm.state.InMemoryKeyValueState;
+import org.apache.storm.state.KeyValueState;
+import org.junit.jupiter.api.Test;
+
+/** The data spout's effectively-once bookkeeping, action by action. */
+class EffectivelyOnceSpoutTest {
+    private static SpoutCollector.Pending pending(long key, Object msgId) {
+        return new SpoutCollector.Pending(key, msgId, "default", System.nanoTime());
+    }
+
+    private static List<Object> ids(Iterable<SpoutCollector.Pending> ps) {
+        List<Object> out = new ArrayList<>();
+        ps.forEach(p -> out.add(p.messageId));
+        return out;
+    }
+
+    @Test
+    void emitsOnlyAfterInitstateAndPausesFromPrepareToCommit() {
+        EffectivelyOnceSpout eo = new EffectivelyOnceSpout("s:1", new InMemoryKeyValueState<>());
+        assertFalse(eo.mayEmit());
+        assertEquals(EffectivelyOnceSpout.Outcome.FAIL, eo.onAction(Action.PREPARE, 0));
+        assertEquals(EffectivelyOnceSpout.Outcome.FORWARD, eo.onAction(Action.INITSTATE, -1));
+        assertTrue(eo.mayEmit());
+        eo.emitted(1L);
+        assertEquals(EffectivelyOnceSpout.Outcome.FORWARD, eo.onAction(Action.PREPARE, 0));
+        assertFalse(eo.mayEmit());
+        eo.onAction(Action.COMMIT, 0);
+        assertTrue(eo.mayEmit());
+    }
+
+    @Test
+    void acksWaitForACompleteCheckpointAndCoveredEmitsAreDropped() {
+        KeyValueState<Long, ArrayList<Object>> state = new InMemoryKeyValueState<>();
+        EffectivelyOnceSpout eo = new EffectivelyOnceSpout("s:1", state);
+        eo.onAction(Action.INITSTATE, -1);
+        eo.emitted(1L);
+        eo.onAction(Action.PREPARE, 0);
+        eo.onAction(Action.COMMIT, 0);
+        eo.completed(pending(11, 1L));
+        // Checkpoint 0 is committed by this task but not known complete: the ack waits.
+        assertTrue(eo.toAck.isEmpty());
+        assertFalse(eo.covered(1L));
+        eo.onAction(Action.PREPARE, 1);
+        assertEquals(List.of(1L), ids(eo.toAck));
+        assertTrue(eo.covered(1L));
+
+        // A restarted task restores the windows and drops the replay of a covered message.
+        EffectivelyOnceSpout restarted = new EffectivelyOnceSpout("s:1", state);
+        restarted.onAction(Action.ROLLBACK, 1);
+        restarted.onAction(Action.INITSTATE, 0);
+        assertTrue(restarted.covered(1L));
+        assertFalse(restarted.covered(2L));
+    }
+
+    @Test
+    void aFailedTreeFailsTheNextPrepareAndIsReplayedAfterTheRollback() {
+        EffectivelyOnceSpout eo = new EffectivelyOnceSpout("s:1", new InMemoryKeyValueState<>());
+        eo.onAction(Action.INITSTATE, -1);
+        eo.emitted(1L);
+        eo.emitted(2L);
+        eo.onAction(Action.PREPARE, 0);
+        eo.onAction(Action.COMMIT, 0);
+        eo.emitted(3L);
+        eo.failed(pending(13, 3L));
+        assertTrue(eo.toFail.isEmpty());
+        assertEquals(EffectivelyOnceSpout.Outcome.FAIL, eo.onAction(Action.PREPARE, 1));
+        eo.onAction(Action.ROLLBACK, 1);
+        // Paused until the INITSTATE after the rollback.
+        assertFalse(eo.mayEmit());
+        // 1 was in checkpoint 0 (complete): acked, not replayed; 3 was not: failed.
+        eo.rolledBack(List.of(pending(11, 1L)));
+        assertEquals(List.of(3L), ids(eo.toFail));
+        assertEquals(List.of(1L), ids(eo.toAck));
+        eo.onAction(Action.INITSTATE, 0);
+        assertTrue(eo.mayEmit());
+        assertFalse(eo.covered(3L));
+    }
+}

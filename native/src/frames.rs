@@ -1,0 +1,344 @@
+//! Frames between the executors of the embedded JVM and the stream manager,
+//! through direct `ByteBuffer`s: the natives of the shim's
+//! `dev.egret.instance.JniFrameChannel`.
+//!
+//! One connection ("port") per `open0` call, as one Unix socket connection
+//! per `connect()` with the socket bridge: the stream manager gets a
+//! [`NativeConnection`] (two bounded queues of frames) and cannot tell it
+//! from a socket's frames. Every native call carries one whole frame (a
+//! batch of tuples, acks, tree events or a control message), never one
+//! tuple.
+//!
+//! Buffer ownership:
+//! - a direct buffer is the Java channel's; Rust reads (`send0`) or writes
+//!   (`receive0`) it only during the native call that is handed it, under
+//!   the Java side's write or read lock, and keeps no pointer after returning;
+//! - the frame's bytes, once copied out of (or before being copied into) the
+//!   buffer, are a `Bytes` owned by the port's bounded queue, then by
+//!   whichever side took it.
+//!
+//! Blocking: `send0` blocks while the stream manager's queue toward the
+//! router is full (backpressure, as a full socket blocks its writer);
+//! `receive0` blocks until a frame comes; both return at once when the port
+//! is closed by either side (`close0`, or the stream manager dropping its
+//! halves).
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use bytes::Bytes;
+use jni::objects::{JByteBuffer, JClass, JString};
+use jni::sys::{jint, jlong};
+use jni::{Env, EnvUnowned, NativeMethod, jni_str};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use crate::errors::{BridgeError, ThrowBridgeError};
+
+/// The binary name of the Java class whose natives these are.
+pub const CHANNEL_CLASS: &str = "dev.egret.instance.JniFrameChannel";
+
+/// Frames one port's queues hold in each direction (each at most the frame cap).
+pub const PORT_QUEUE_FRAMES: usize = 8;
+
+/// One executor connection, as the stream manager receives it.
+#[derive(Debug)]
+pub struct NativeConnection {
+    /// The instance id the executor connected as.
+    pub instance_id: String,
+    /// Frames toward the executor (closing it closes the executor's reads).
+    pub to_instance: mpsc::Sender<Bytes>,
+    /// Frames from the executor (ends when the executor closes its channel).
+    pub from_instance: mpsc::Receiver<Bytes>,
+}
+
+struct Port {
+    to_sm: mpsc::Sender<Bytes>,
+    from_sm: Mutex<Inbound>,
+    closed: CancellationToken,
+}
+
+struct Inbound {
+    queue: mpsc::Receiver<Bytes>,
+    /// A frame too large for the last buffer offered: given to the next call.
+    pending: Option<Bytes>,
+}
+
+struct Host {
+    connections: mpsc::Sender<NativeConnection>,
+    ports: Mutex<HashMap<jlong, Arc<Port>>>,
+    next: AtomicI64,
+}
+
+static HOST: OnceLock<Host> = OnceLock::new();
+
+/// Where new executor connections go; set once per process (the embedded
+/// JVM is one per process too). An error when already set.
+pub fn install(connections: mpsc::Sender<NativeConnection>) -> Result<(), BridgeError> {
+    HOST.set(Host {
+        connections,
+        ports: Mutex::new(HashMap::new()),
+        next: AtomicI64::new(1),
+    })
+    .map_err(|_| BridgeError::Bridge("the frame bridge is installed already".to_owned()))
+}
+
+fn host() -> Result<&'static Host, BridgeError> {
+    HOST.get()
+        .ok_or_else(|| BridgeError::Bridge("the frame bridge is not installed".to_owned()))
+}
+
+fn port(handle: jlong) -> Result<Arc<Port>, BridgeError> {
+    let host = host()?;
+    let ports = host
+        .ports
+        .lock()
+        .map_err(|_| BridgeError::Bridge("the port table is poisoned".to_owned()))?;
+    ports
+        .get(&handle)
+        .cloned()
+        .ok_or_else(|| BridgeError::Bridge(format!("no open frame channel {handle}")))
+}
+
+/// Opens a port for `instance_id` and hands its other end to the stream manager.
+pub fn open(instance_id: String) -> Result<jlong, BridgeError> {
+    let host = host()?;
+    let (to_sm, from_instance) = mpsc::channel(PORT_QUEUE_FRAMES);
+    let (to_instance, from_sm) = mpsc::channel(PORT_QUEUE_FRAMES);
+    let connection = NativeConnection {
+        instance_id,
+        to_instance,
+        from_instance,
+    };
+    host.connections
+        .blocking_send(connection)
+        .map_err(|_| BridgeError::Bridge("the stream manager is gone".to_owned()))?;
+    let handle = host.next.fetch_add(1, Ordering::Relaxed);
+    let port = Arc::new(Port {
+        to_sm,
+        from_sm: Mutex::new(Inbound {
+            queue: from_sm,
+            pending: None,
+        }),
+        closed: CancellationToken::new(),
+    });
+    host.ports
+        .lock()
+        .map_err(|_| BridgeError::Bridge("the port table is poisoned".to_owned()))?
+        .insert(handle, port);
+    Ok(handle)
+}
+
+/// Queues one frame toward the stream manager; false when the port is closed.
+pub fn send(handle: jlong, frame: Bytes) -> Result<bool, BridgeError> {
+    let port = port(handle)?;
+    let sent = futures::executor::block_on(async {
+        tokio::select! {
+            sent = port.to_sm.send(frame) => sent.is_ok(),
+            () = port.closed.cancelled() => false,
+        }
+    });
+    Ok(sent)
+}
+
+/// The next frame from the stream manager, copied by `fill` when it takes
+/// it. `fill` gets the frame and returns false when it does not fit (the
+/// frame is kept for the next call). Returns the frame's length, or -1 when
+/// the port is closed.
+pub fn receive(handle: jlong, fill: impl FnOnce(&[u8]) -> bool) -> Result<i64, BridgeError> {
+    let port = port(handle)?;
+    let mut inbound = port
+        .from_sm
+        .lock()
+        .map_err(|_| BridgeError::Bridge("a frame channel's reader panicked".to_owned()))?;
+    let frame = match inbound.pending.take() {
+        Some(frame) => Some(frame),
+        None => futures::executor::block_on(async {
+            tokio::select! {
+                frame = inbound.queue.recv() => frame,
+                () = port.closed.cancelled() => None,
+            }
+        }),
+    };
+    let Some(frame) = frame else {
+        return Ok(-1);
+    };
+    let length = i64::try_from(frame.len()).unwrap_or(i64::MAX);
+    if !fill(&frame) {
+        inbound.pending = Some(frame);
+    }
+    Ok(length)
+}
+
+/// Closes a port: both directions end, a blocked `send0`/`receive0` returns.
+pub fn close(handle: jlong) -> Result<(), BridgeError> {
+    let host = host()?;
+    let removed = host
+        .ports
+        .lock()
+        .map_err(|_| BridgeError::Bridge("the port table is poisoned".to_owned()))?
+        .remove(&handle);
+    if let Some(port) = removed {
+        port.closed.cancel();
+    }
+    Ok(())
+}
+
+/// The address of a direct buffer that holds at least `length` bytes.
+fn buffer_address(
+    env: &Env<'_>,
+    buffer: &JByteBuffer<'_>,
+    length: usize,
+) -> Result<*mut u8, BridgeError> {
+    let address = env
+        .get_direct_buffer_address(buffer)
+        .map_err(|e| BridgeError::Bridge(format!("not a direct ByteBuffer: {e}")))?;
+    let capacity = env
+        .get_direct_buffer_capacity(buffer)
+        .map_err(|e| BridgeError::Bridge(format!("not a direct ByteBuffer: {e}")))?;
+    if length > capacity {
+        return Err(BridgeError::Bridge(format!(
+            "a frame of {length} bytes does not fit a buffer of {capacity}"
+        )));
+    }
+    Ok(address)
+}
+
+/// A copy of the direct buffer's first `length` bytes.
+fn copy_out(env: &Env<'_>, buffer: &JByteBuffer<'_>, length: usize) -> Result<Bytes, BridgeError> {
+    if length == 0 {
+        return Ok(Bytes::new());
+    }
+    let address = buffer_address(env, buffer, length)?;
+    // SAFETY: the JVM keeps a direct buffer's memory valid for its capacity
+    // while the buffer is reachable (`buffer` is a local reference of this
+    // native call) and `length` is within the capacity; the Java channel
+    // holds its write lock, so nothing else writes these bytes meanwhile.
+    #[allow(unsafe_code)]
+    let bytes = unsafe { std::slice::from_raw_parts(address, length) };
+    Ok(Bytes::copy_from_slice(bytes))
+}
+
+/// Copies `frame` to the start of the direct buffer.
+fn copy_in(env: &Env<'_>, buffer: &JByteBuffer<'_>, frame: &[u8]) -> Result<(), BridgeError> {
+    if frame.is_empty() {
+        return Ok(());
+    }
+    let address = buffer_address(env, buffer, frame.len())?;
+    // SAFETY: as in `copy_out`; the Java channel holds its read lock, so
+    // nothing else reads or writes the buffer during the copy.
+    #[allow(unsafe_code)]
+    unsafe {
+        std::ptr::copy_nonoverlapping(frame.as_ptr(), address, frame.len());
+    }
+    Ok(())
+}
+
+extern "system" fn open0<'local>(
+    mut unowned: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    instance_id: JString<'local>,
+) -> jlong {
+    unowned
+        .with_env(|env| -> Result<jlong, BridgeError> {
+            let id = instance_id
+                .try_to_string(env)
+                .map_err(|e| BridgeError::from_jni(env, e))?;
+            open(id)
+        })
+        .resolve::<ThrowBridgeError>()
+}
+
+extern "system" fn send0<'local>(
+    mut unowned: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+    buffer: JByteBuffer<'local>,
+    length: jint,
+) -> jint {
+    unowned
+        .with_env(|env| -> Result<jint, BridgeError> {
+            let length = usize::try_from(length)
+                .map_err(|_| BridgeError::Bridge(format!("a negative frame length {length}")))?;
+            let frame = copy_out(env, &buffer, length)?;
+            Ok(if send(handle, frame)? { 0 } else { -1 })
+        })
+        .resolve::<ThrowBridgeError>()
+}
+
+extern "system" fn receive0<'local>(
+    mut unowned: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+    buffer: JByteBuffer<'local>,
+) -> jlong {
+    unowned
+        .with_env(|env| -> Result<jlong, BridgeError> {
+            let capacity = env
+                .get_direct_buffer_capacity(&buffer)
+                .map_err(|e| BridgeError::Bridge(format!("not a direct ByteBuffer: {e}")))?;
+            let mut failed = None;
+            let length = receive(handle, |frame| {
+                if frame.len() > capacity {
+                    return false;
+                }
+                if let Err(err) = copy_in(env, &buffer, frame) {
+                    failed = Some(err);
+                }
+                true
+            })?;
+            match failed {
+                Some(err) => Err(err),
+                None => Ok(length),
+            }
+        })
+        .resolve::<ThrowBridgeError>()
+}
+
+extern "system" fn close0<'local>(
+    mut unowned: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+) {
+    unowned
+        .with_env(|_env| -> Result<(), BridgeError> { close(handle) })
+        .resolve::<ThrowBridgeError>();
+}
+
+/// Registers the natives on `class` (the shim's `JniFrameChannel`).
+pub fn register(env: &mut Env<'_>, class: &JClass<'_>) -> Result<(), BridgeError> {
+    // SAFETY: each function pointer matches its JNI signature: a static
+    // native gets (EnvUnowned, JClass, args...) and returns the signature's
+    // type (J = jlong, I = jint, V = ()); `Ljava/nio/ByteBuffer;` is a
+    // JByteBuffer, `Ljava/lang/String;` a JString.
+    #[allow(unsafe_code)]
+    let methods = unsafe {
+        [
+            NativeMethod::from_raw_parts(
+                jni_str!("open0"),
+                jni_str!("(Ljava/lang/String;)J"),
+                open0 as *mut std::ffi::c_void,
+            ),
+            NativeMethod::from_raw_parts(
+                jni_str!("send0"),
+                jni_str!("(JLjava/nio/ByteBuffer;I)I"),
+                send0 as *mut std::ffi::c_void,
+            ),
+            NativeMethod::from_raw_parts(
+                jni_str!("receive0"),
+                jni_str!("(JLjava/nio/ByteBuffer;)J"),
+                receive0 as *mut std::ffi::c_void,
+            ),
+            NativeMethod::from_raw_parts(
+                jni_str!("close0"),
+                jni_str!("(J)V"),
+                close0 as *mut std::ffi::c_void,
+            ),
+        ]
+    };
+    // SAFETY: as above, the pointers match the signatures.
+    #[allow(unsafe_code)]
+    let registered = unsafe { env.register_native_methods(class, &methods) };
+    registered.map_err(|e| BridgeError::from_jni(env, e))
+}

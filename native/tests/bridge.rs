@@ -1,0 +1,281 @@
+//! The bridge's failure mapping and frame channel against a real embedded
+//! JVM: a panic in a native method is a Java exception with the panic's
+//! message, a Java exception in a call from Rust is a Rust error with its
+//! class and message, neither ends the process; frames make the round trip.
+//! (One JVM per process: every test shares it.)
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    unsafe_code,
+    reason = "test code; the probe's natives are registered by hand"
+)]
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::{Mutex, OnceLock};
+
+use bytes::Bytes;
+use egret_native::errors::{BridgeError, ThrowBridgeError};
+use egret_native::{JvmConfig, NativeConnection, frames, jvm};
+use jni::objects::{JClass, JString, JValue};
+use jni::{Env, EnvUnowned, JavaVM, NativeMethod, jni_sig, jni_str};
+use tokio::sync::mpsc;
+
+const PROBE: &str = r#"
+import java.nio.ByteBuffer;
+public final class Probe {
+    static native void boom(String message);
+    static native void fail(String message);
+    static native String relay(String message);
+    static native long open0(String instanceId);
+    static native int send0(long handle, ByteBuffer buffer, int length);
+    static native long receive0(long handle, ByteBuffer buffer);
+    static native void close0(long handle);
+
+    static String outcome(Runnable r) {
+        try { r.run(); return "no exception"; }
+        catch (RuntimeException e) { return e.getClass().getName() + "|" + e.getMessage(); }
+    }
+    public static String callBoom(String m) { return outcome(() -> boom(m)); }
+    public static String callFail(String m) { return outcome(() -> fail(m)); }
+    public static String callRelay(String m) { return relay(m); }
+    public static void thrower(String m) { throw new IllegalStateException(m); }
+
+    /** Sends `text` as one frame, then reads one frame back through a buffer of `capacity`. */
+    public static String roundTrip(String text, int capacity) {
+        long h = open0("probe-1");
+        ByteBuffer out = ByteBuffer.allocateDirect(64);
+        byte[] b = text.getBytes();
+        out.put(b);
+        if (send0(h, out, b.length) != 0) return "send refused";
+        ByteBuffer in = ByteBuffer.allocateDirect(capacity);
+        long n = receive0(h, in);
+        if (n > capacity) { in = ByteBuffer.allocateDirect((int) n); n = receive0(h, in); }
+        byte[] got = new byte[(int) n];
+        in.get(0, got);
+        long after = receive0(h, in); // the Rust side closed its end
+        close0(h);
+        return new String(got) + "|" + after;
+    }
+}
+"#;
+
+fn class_dir() -> PathBuf {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("egret-native-probe-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("Probe.java"), PROBE).unwrap();
+        let status = Command::new("javac")
+            .arg("-d")
+            .arg(&dir)
+            .arg(dir.join("Probe.java"))
+            .status()
+            .expect("javac");
+        assert!(status.success(), "javac failed");
+        dir
+    })
+    .clone()
+}
+
+extern "system" fn boom<'local>(
+    mut unowned: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    message: JString<'local>,
+) {
+    unowned
+        .with_env(|env| -> Result<(), BridgeError> {
+            let text = message.try_to_string(env)?;
+            panic!("injected: {text}");
+        })
+        .resolve::<ThrowBridgeError>();
+}
+
+extern "system" fn fail<'local>(
+    mut unowned: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    message: JString<'local>,
+) {
+    unowned
+        .with_env(|env| -> Result<(), BridgeError> {
+            let text = message.try_to_string(env)?;
+            Err(BridgeError::Bridge(format!("refused: {text}")))
+        })
+        .resolve::<ThrowBridgeError>();
+}
+
+/// Calls back into `Probe.thrower` and returns what Rust saw of it.
+extern "system" fn relay<'local>(
+    mut unowned: EnvUnowned<'local>,
+    class: JClass<'local>,
+    message: JString<'local>,
+) -> JString<'local> {
+    unowned
+        .with_env(|env| -> Result<JString<'local>, BridgeError> {
+            let called = env.call_static_method(
+                &class,
+                jni_str!("thrower"),
+                jni_sig!("(Ljava/lang/String;)V"),
+                &[JValue::Object(&message)],
+            );
+            let seen = match called {
+                Ok(_) => "no error".to_owned(),
+                Err(e) => match BridgeError::from_jni(env, e) {
+                    BridgeError::Java { class, message } => format!("java|{class}|{message}"),
+                    other => format!("other|{other}"),
+                },
+            };
+            Ok(env.new_string(seen)?)
+        })
+        .resolve::<ThrowBridgeError>()
+}
+
+struct Jvm {
+    vm: JavaVM,
+    connections: Mutex<mpsc::Receiver<NativeConnection>>,
+}
+
+fn jvm() -> &'static Jvm {
+    static JVM: OnceLock<Jvm> = OnceLock::new();
+    JVM.get_or_init(|| {
+        let (tx, rx) = mpsc::channel(4);
+        frames::install(tx).unwrap();
+        let vm = jvm::start(&JvmConfig {
+            java: "java".into(),
+            class_path: vec![class_dir()],
+            heap_mb: 64,
+            options: vec!["-XX:+UseSerialGC".into()],
+        })
+        .unwrap();
+        vm.attach_current_thread(|env: &mut Env<'_>| -> Result<(), BridgeError> {
+            let probe = env.find_class(jni_str!("Probe"))?;
+            let methods = unsafe {
+                [
+                    NativeMethod::from_raw_parts(
+                        jni_str!("boom"),
+                        jni_str!("(Ljava/lang/String;)V"),
+                        boom as *mut std::ffi::c_void,
+                    ),
+                    NativeMethod::from_raw_parts(
+                        jni_str!("fail"),
+                        jni_str!("(Ljava/lang/String;)V"),
+                        fail as *mut std::ffi::c_void,
+                    ),
+                    NativeMethod::from_raw_parts(
+                        jni_str!("relay"),
+                        jni_str!("(Ljava/lang/String;)Ljava/lang/String;"),
+                        relay as *mut std::ffi::c_void,
+                    ),
+                ]
+            };
+            unsafe { env.register_native_methods(&probe, &methods) }?;
+            // The production natives, on a class with the same signatures.
+            frames::register(env, &probe)?;
+            Ok(())
+        })
+        .unwrap();
+        Jvm {
+            vm,
+            connections: Mutex::new(rx),
+        }
+    })
+}
+
+fn call_probe(method: &'static str, text: &str) -> String {
+    let name = jni::strings::JNIString::new(method);
+    jvm()
+        .vm
+        .attach_current_thread(|env: &mut Env<'_>| -> Result<String, BridgeError> {
+            let probe = env.find_class(jni_str!("Probe"))?;
+            let arg = env.new_string(text)?;
+            let out = env.call_static_method(
+                &probe,
+                &name,
+                jni_sig!("(Ljava/lang/String;)Ljava/lang/String;"),
+                &[JValue::Object(&arg)],
+            )?;
+            let out = out.l()?;
+            let out = env.cast_local::<JString>(out)?;
+            Ok(out.try_to_string(env)?)
+        })
+        .unwrap()
+}
+
+#[test]
+fn a_panic_in_a_native_method_is_a_java_exception_with_its_message() {
+    let seen = call_probe("callBoom", "the bolt's frame");
+    assert_eq!(
+        seen,
+        "java.lang.RuntimeException|Rust panic: injected: the bolt's frame"
+    );
+    // The process and the JVM go on: the next call works.
+    assert_eq!(
+        call_probe("callFail", "twice"),
+        "java.lang.RuntimeException|refused: twice"
+    );
+}
+
+#[test]
+fn a_java_exception_in_a_callback_is_a_rust_error_with_class_and_message() {
+    assert_eq!(
+        call_probe("callRelay", "no such task 7"),
+        "java|java.lang.IllegalStateException|no such task 7"
+    );
+    // And from a Rust thread's own call into Java.
+    let err = jvm()
+        .vm
+        .attach_current_thread(|env: &mut Env<'_>| -> Result<(), BridgeError> {
+            let probe = env.find_class(jni_str!("Probe"))?;
+            let arg = env.new_string("from rust")?;
+            env.call_static_method(
+                &probe,
+                jni_str!("thrower"),
+                jni_sig!("(Ljava/lang/String;)V"),
+                &[JValue::Object(&arg)],
+            )
+            .map_err(|e| BridgeError::from_jni(env, e))?;
+            Ok(())
+        })
+        .unwrap_err();
+    assert!(
+        matches!(&err, BridgeError::Java { class, message } if class == "java.lang.IllegalStateException" && message == "from rust"),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn frames_cross_whole_in_both_directions_and_a_closed_end_reads_minus_one() {
+    let vm = &jvm().vm;
+    let echo = std::thread::spawn(|| {
+        let mut connections = jvm().connections.lock().unwrap();
+        let mut connection = connections.blocking_recv().expect("a connection");
+        assert_eq!(connection.instance_id, "probe-1");
+        let frame = connection.from_instance.blocking_recv().expect("a frame");
+        assert_eq!(&frame[..], b"batch of three tuples");
+        // Larger than the Java buffer of 8 bytes: it grows and asks again.
+        connection
+            .to_instance
+            .blocking_send(Bytes::from_static(b"tree events for the spout"))
+            .unwrap();
+        drop(connection);
+    });
+    let result = vm
+        .attach_current_thread(|env: &mut Env<'_>| -> Result<String, BridgeError> {
+            let probe = env.find_class(jni_str!("Probe"))?;
+            let arg = env.new_string("batch of three tuples")?;
+            let out = env
+                .call_static_method(
+                    &probe,
+                    jni_str!("roundTrip"),
+                    jni_sig!("(Ljava/lang/String;I)Ljava/lang/String;"),
+                    &[JValue::Object(&arg), JValue::Int(8)],
+                )
+                .map_err(|e| BridgeError::from_jni(env, e))?;
+            let out = env.cast_local::<JString>(out.l()?)?;
+            Ok(out.try_to_string(env)?)
+        })
+        .unwrap();
+    echo.join().unwrap();
+    assert_eq!(result, "tree events for the spout|-1");
+}

@@ -1,0 +1,343 @@
+//! Effectively once (`topology.reliability.mode: EFFECTIVELY_ONCE`), end to
+//! end, with `EffectivelyOnceWordCountTopology`: a replayable spout over a fixed
+//! list of sentences (its acked ids logged, so a restarted spout resumes), a
+//! split bolt and a stateful count bolt that writes the state it commits.
+//!
+//! Under 20 `kill -9` (seeded, the seed printed; `EGRET_FAULT_SEED` replays a
+//! run) of spout JVMs, bolt JVMs, stream managers, the topology master and
+//! whole containers, every sentence is acked and the committed counts equal
+//! the counts of the input exactly: no word lost, none counted twice.
+
+#![allow(
+    clippy::expect_used,
+    reason = "test code: a failed expectation is the test failing, with its message"
+)]
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use egret_e2e::faults::Rng;
+use egret_e2e::{
+    Cluster, HarnessError, instance_processes, parent_pid, role_processes, wait_until,
+};
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::Pid;
+
+const CLASS: &str = "EffectivelyOnceWordCountTopology";
+const SENTENCES: usize = 1600;
+const SPOUT_TASKS: usize = 2;
+/// Default seed of the fault schedule (override with `EGRET_FAULT_SEED`).
+const DEFAULT_SEED: u64 = 0x5eed_e0e0;
+const FAULTS: usize = 20;
+const FAULT_SPACING: Duration = Duration::from_millis(1800);
+
+fn fail_with<T>(cluster: &Cluster, e: &HarnessError) -> T {
+    panic!("{e}\n{}", cluster.describe_logs(40))
+}
+
+/// The words of sentence `i`, as `EffectivelyOnceWordCountTopology.words`.
+fn words(i: usize) -> Vec<String> {
+    (0..1 + i % 4)
+        .map(|j| format!("w{}", (i * 31 + j * 17) % 53))
+        .collect()
+}
+
+fn expected_counts() -> BTreeMap<String, i64> {
+    let mut counts = BTreeMap::new();
+    for i in 0..SENTENCES {
+        for w in words(i) {
+            *counts.entry(w).or_insert(0) += 1;
+        }
+    }
+    counts
+}
+
+/// The ids in the spouts' acked logs (complete lines only).
+fn acked(out: &Path) -> BTreeSet<usize> {
+    acked_in(out, "eo-acked-", SPOUT_TASKS)
+}
+
+fn acked_in(out: &Path, prefix: &str, tasks: usize) -> BTreeSet<usize> {
+    let mut ids = BTreeSet::new();
+    for task in 0..tasks {
+        let Ok(text) = std::fs::read_to_string(out.join(format!("{prefix}{task}.log"))) else {
+            continue;
+        };
+        for line in text.split_inclusive('\n') {
+            if let Some(id) = line.strip_suffix('\n').and_then(|l| l.trim().parse().ok()) {
+                ids.insert(id);
+            }
+        }
+    }
+    ids
+}
+
+/// The counts of the count bolt's last commits: (word -> count, txids).
+fn committed(out: &Path) -> (BTreeMap<String, i64>, Vec<i64>) {
+    let mut counts = BTreeMap::new();
+    let mut txids = Vec::new();
+    let Ok(entries) = std::fs::read_dir(out) else {
+        return (counts, txids);
+    };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if !(name.starts_with("eo-counts-") && name.ends_with(".txt")) {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(e.path()) else {
+            continue;
+        };
+        for line in text.lines() {
+            let mut parts = line.split(' ');
+            match (
+                parts.next(),
+                parts.next().and_then(|c| c.parse::<i64>().ok()),
+            ) {
+                (Some("txid"), Some(t)) => txids.push(t),
+                (Some(w), Some(c)) => *counts.entry(w.to_owned()).or_insert(0) += c,
+                _ => {}
+            }
+        }
+    }
+    (counts, txids)
+}
+
+fn diff(expected: &BTreeMap<String, i64>, got: &BTreeMap<String, i64>) -> (i64, i64, String) {
+    let (mut lost, mut duplicated) = (0, 0);
+    let mut words = Vec::new();
+    for w in expected.keys().chain(got.keys()).collect::<BTreeSet<_>>() {
+        let e = expected.get(w).copied().unwrap_or(0);
+        let g = got.get(w).copied().unwrap_or(0);
+        if g < e {
+            lost += e - g;
+        } else {
+            duplicated += g - e;
+        }
+        if g != e {
+            words.push(format!("{w}: {g} (expected {e})"));
+        }
+    }
+    (lost, duplicated, words.join(", "))
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Kind {
+    Spout,
+    Bolt,
+    StreamManager,
+    TopologyMaster,
+    Container,
+}
+
+const KINDS: [Kind; 5] = [
+    Kind::Spout,
+    Kind::Bolt,
+    Kind::StreamManager,
+    Kind::TopologyMaster,
+    Kind::Container,
+];
+
+/// Candidates for a fault of `kind` now: (pid, target).
+fn candidates(home: &Path, kind: Kind) -> Vec<(i32, String)> {
+    let instances = |prefixes: &[&str]| -> Vec<(i32, String)> {
+        instance_processes(home)
+            .into_iter()
+            .filter(|(_, id)| prefixes.iter().any(|p| id.starts_with(p)))
+            .collect()
+    };
+    let roles = |role: &str| -> Vec<(i32, String)> {
+        role_processes(home, role)
+            .into_iter()
+            .map(|p| match p.index {
+                Some(i) => (p.pid, format!("{role}-{i}")),
+                None => (p.pid, role.to_owned()),
+            })
+            .collect()
+    };
+    match kind {
+        // The checkpoint spout is a spout JVM too.
+        Kind::Spout => instances(&["sentences-", "$checkpointspout-"]),
+        Kind::Bolt => instances(&["split-", "count-"]),
+        Kind::StreamManager => roles("stmgr"),
+        Kind::TopologyMaster => roles("tmaster"),
+        Kind::Container => roles("container"),
+    }
+}
+
+#[test]
+fn word_count_is_exact_under_20_kill_9() {
+    let cluster = Cluster::new("effectively-once").expect("cluster");
+    let name = cluster.topology_name();
+    let out = cluster.out_dir();
+    let sentences = format!("sentences={SENTENCES}");
+    // Throttled (30 sentences/s per spout task) so the input spans the faults.
+    let args = [sentences.as_str(), "rate=30", "timeout=5", "pending=40"];
+    eprintln!("submitting {CLASS} {name} {}", args.join(" "));
+    cluster
+        .submit_example_with(CLASS, &name, &args)
+        .unwrap_or_else(|e| fail_with(&cluster, &e));
+    let started = Instant::now();
+    wait_until(
+        "a first commit of the count bolt",
+        Duration::from_secs(60),
+        || (!committed(&out).1.is_empty()).then_some(()),
+        || format!("acked so far: {}", acked(&out).len()),
+    )
+    .unwrap_or_else(|e| fail_with(&cluster, &e));
+
+    let seed = egret_e2e::faults::seed(DEFAULT_SEED);
+    eprintln!("effectively once: fault seed {seed} (EGRET_FAULT_SEED)");
+    let mut rng = Rng(seed);
+    for n in 0..FAULTS {
+        thread::sleep(FAULT_SPACING);
+        let kind = KINDS[if n < KINDS.len() {
+            n
+        } else {
+            rng.below(KINDS.len())
+        }];
+        let live = wait_until(
+            &format!("a live process to kill for {kind:?}"),
+            Duration::from_secs(45),
+            || {
+                let c = candidates(cluster.home(), kind);
+                (!c.is_empty()).then_some(c)
+            },
+            String::new,
+        )
+        .unwrap_or_else(|e| fail_with(&cluster, &e));
+        let (pid, target) = live[rng.below(live.len())].clone();
+        let gone = kill(Pid::from_raw(pid), Signal::SIGKILL).is_err();
+        eprintln!(
+            "fault {}: t+{:.1}s kill -9 {kind:?} {target} (pid {pid}, parent {:?}){}; acked {}",
+            n + 1,
+            started.elapsed().as_secs_f64(),
+            parent_pid(pid),
+            if gone { " [already gone]" } else { "" },
+            acked(&out).len()
+        );
+    }
+
+    let all = wait_until(
+        "every sentence acked",
+        Duration::from_secs(150),
+        || {
+            let a = acked(&out);
+            (a.len() == SENTENCES).then_some(a)
+        },
+        || format!("acked {} of {SENTENCES}", acked(&out).len()),
+    )
+    .unwrap_or_else(|e| fail_with(&cluster, &e));
+    assert_eq!(all.len(), SENTENCES);
+    eprintln!(
+        "all {SENTENCES} sentences acked at t+{:.1}s",
+        started.elapsed().as_secs_f64()
+    );
+
+    // Every ack was released after a complete checkpoint held its effects, so the
+    // committed counts are final now; wait for both count tasks' reports of them.
+    let expected = expected_counts();
+    let matched = wait_until(
+        "the committed counts to equal the input's",
+        Duration::from_secs(30),
+        || (committed(&out).0 == expected).then_some(()),
+        || {
+            let (got, txids) = committed(&out);
+            let (lost, dup, words) = diff(&expected, &got);
+            format!("lost {lost}, duplicated {dup} (txids {txids:?}): {words}")
+        },
+    );
+    if let Err(e) = matched {
+        fail_with::<()>(&cluster, &e);
+    }
+    // And they stay so: nothing replayed later counts again.
+    thread::sleep(Duration::from_secs(3));
+    let (got, txids) = committed(&out);
+    let (lost, duplicated, words) = diff(&expected, &got);
+    eprintln!(
+        "effectively once: {FAULTS} faults, {} words: lost {lost}, duplicated {duplicated} (commits {txids:?})",
+        expected.values().sum::<i64>()
+    );
+    assert!(
+        lost == 0 && duplicated == 0,
+        "lost {lost}, duplicated {duplicated}: {words}"
+    );
+    cluster.kill_and_check_clean(&name).expect("kill");
+}
+
+/// A join shape: the count bolt reads the split bolt and a second, slow spout
+/// (4 words a second) straight; its markers come from both, so each
+/// checkpoint waits for the slow input's marker. Checkpoints keep completing
+/// while the slow spout emits (the spouts pause instead of any task buffering
+/// an input), and the counts are exact.
+#[test]
+fn join_with_a_slow_input_completes_checkpoints_and_counts_exactly() {
+    const SENTENCES_HERE: usize = 200;
+    const SLOW: usize = 40;
+    let cluster = Cluster::new("effectively-once-join").expect("cluster");
+    let name = cluster.topology_name();
+    let out = cluster.out_dir();
+    let sentences = format!("sentences={SENTENCES_HERE}");
+    let slow = format!("slow={SLOW}");
+    let args = [sentences.as_str(), slow.as_str(), "rate=20", "workers=2"];
+    eprintln!("submitting {CLASS} {name} {}", args.join(" "));
+    cluster
+        .submit_example_with(CLASS, &name, &args)
+        .unwrap_or_else(|e| fail_with(&cluster, &e));
+    let halfway = wait_until(
+        "half of the slow spout's words acked",
+        Duration::from_secs(90),
+        || {
+            let n = acked_in(&out, "eo-slow-acked-", 1).len();
+            let txids = committed(&out).1;
+            (n >= SLOW / 2 && !txids.is_empty()).then(|| txids.into_iter().min().unwrap_or(0))
+        },
+        || format!("slow acked {}", acked_in(&out, "eo-slow-acked-", 1).len()),
+    )
+    .unwrap_or_else(|e| fail_with(&cluster, &e));
+    wait_until(
+        "every sentence and every slow word acked",
+        Duration::from_secs(90),
+        || {
+            (acked_in(&out, "eo-acked-", SPOUT_TASKS).len() == SENTENCES_HERE
+                && acked_in(&out, "eo-slow-acked-", 1).len() == SLOW)
+                .then_some(())
+        },
+        || {
+            format!(
+                "acked {} sentences, {} slow words",
+                acked_in(&out, "eo-acked-", SPOUT_TASKS).len(),
+                acked_in(&out, "eo-slow-acked-", 1).len()
+            )
+        },
+    )
+    .unwrap_or_else(|e| fail_with(&cluster, &e));
+    let mut expected: BTreeMap<String, i64> = BTreeMap::new();
+    for i in 0..SENTENCES_HERE {
+        for w in words(i) {
+            *expected.entry(w).or_insert(0) += 1;
+        }
+    }
+    for i in 0..SLOW {
+        *expected.entry(words(i)[0].clone()).or_insert(0) += 1;
+    }
+    let result = wait_until(
+        "the committed counts to equal the input's",
+        Duration::from_secs(30),
+        || (committed(&out).0 == expected).then(|| committed(&out).1),
+        || {
+            let (got, txids) = committed(&out);
+            let (lost, dup, words) = diff(&expected, &got);
+            format!("lost {lost}, duplicated {dup} (txids {txids:?}): {words}")
+        },
+    );
+    let txids = result.unwrap_or_else(|e| fail_with(&cluster, &e));
+    let last = txids.iter().copied().min().unwrap_or(0);
+    eprintln!("join: checkpoints {halfway} (half the slow input) .. {last}, counts exact");
+    assert!(
+        last >= halfway + 3,
+        "checkpoints did not keep completing with the slow input: {halfway} then {last}"
+    );
+    cluster.kill_and_check_clean(&name).expect("kill");
+}
