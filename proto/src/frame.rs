@@ -31,6 +31,8 @@ pub enum FrameError {
         #[source]
         source: prost::DecodeError,
     },
+    #[error("frame does not hold a valid TupleBatch: {reason}")]
+    MalformedBatch { reason: &'static str },
     #[error("i/o error on the connection: {0}")]
     Io(#[from] std::io::Error),
 }

@@ -4,6 +4,7 @@
 
 pub mod frame;
 pub mod handshake;
+pub mod raw;
 
 /// Generated from `proto/egret/v1/*.proto`.
 #[allow(clippy::all, missing_docs)]

@@ -17,6 +17,7 @@ use std::time::Duration;
 
 use egret_proto::FrameError;
 use egret_proto::frame::{decode_message, encode_message};
+use egret_proto::raw::{self, RawBatch};
 use egret_proto::v1::{
     EventLogging, Hello, InstanceAssignment, InstancePlan, InstanceToStreamManager, PeerRole,
     PhysicalPlan, StateChange, StreamManagerToInstance, Throttle, TopologyState, TreeEvents,
@@ -271,6 +272,19 @@ async fn serve_connection(shared: Arc<Shared>, connection: InstanceConnection) {
             }
             Some(Ok(body)) => body,
         };
+        // Tuples, most of the traffic, are routed as the bytes they came in.
+        if let Some(payload) = raw::sole_field(&body, raw::INSTANCE_TO_STREAM_MANAGER_TUPLES) {
+            match RawBatch::decode(payload) {
+                Ok(batch) => {
+                    shared.router.route(batch, Source::Instance(&id)).await;
+                    continue;
+                }
+                Err(err) => {
+                    warn!(instance = %id, error = %err, "Dropping an instance that sent a malformed message.");
+                    break;
+                }
+            }
+        }
         let message = match decode_message::<InstanceToStreamManager>(body) {
             Ok(message) => message,
             Err(err) => {
@@ -300,7 +314,10 @@ async fn serve_connection(shared: Arc<Shared>, connection: InstanceConnection) {
         };
         match message {
             Some(instance_to_stream_manager::Message::Tuples(batch)) => {
-                shared.router.route(batch, Source::Instance(&id)).await;
+                shared
+                    .router
+                    .route(batch.into(), Source::Instance(&id))
+                    .await;
             }
             Some(instance_to_stream_manager::Message::Ready(_)) => {
                 ready = true;
@@ -589,10 +606,8 @@ pub(crate) async fn writer(
                 let Some((batch, _in_flight)) = batch else { return };
                 let Some(conn) = current.as_mut() else { continue };
                 let count = batch.tuples.len();
-                let message = StreamManagerToInstance {
-                    message: Some(stream_manager_to_instance::Message::Tuples(batch)),
-                };
-                if let Err(err) = conn.sink.send(encode_message(&message)).await {
+                let body = batch.encode(raw::STREAM_MANAGER_TO_INSTANCE_TUPLES);
+                if let Err(err) = conn.sink.send(body).await {
                     warn!(instance = %id, error = %err, dropped_tuples = count, "Instance lost while sending it tuples.");
                     current = None;
                 }

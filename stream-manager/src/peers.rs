@@ -15,6 +15,7 @@ use std::time::Duration;
 use egret_proto::FrameCodec;
 use egret_proto::frame::{decode_message, encode_message};
 use egret_proto::handshake::{HandshakeError, connect};
+use egret_proto::raw::{self, RawBatch};
 use egret_proto::v1::{
     BackpressureNotice, Hello, PeerMessage, PeerRole, PhysicalPlan, peer_message,
 };
@@ -122,10 +123,7 @@ pub(crate) async fn writer(
                 let Some((batch, _in_flight)) = batch else { return };
                 let Some((_, sink, _)) = current.as_mut() else { continue };
                 let (count, acks) = (batch.tuples.len(), batch.acks.len());
-                let message = PeerMessage {
-                    message: Some(peer_message::Message::Tuples(batch)),
-                };
-                if let Err(err) = sink.send(encode_message(&message)).await {
+                if let Err(err) = sink.send(batch.encode(raw::PEER_MESSAGE_TUPLES)).await {
                     // Lost acks and tuples are failed by the ledger's timeout and replayed.
                     warn!(peer, error = %err, dropped_tuples = count, dropped_acks = acks, "Peer stream manager lost while sending it tuples.");
                     current = None;
@@ -307,11 +305,21 @@ async fn run_connection<S>(
             Some(Err(err)) => break format!("connection failed: {err}"),
             Some(Ok(body)) => body,
         };
+        // Tuples, most of the traffic, are routed as the bytes they came in.
+        if let Some(payload) = raw::sole_field(&body, raw::PEER_MESSAGE_TUPLES) {
+            match RawBatch::decode(payload) {
+                Ok(batch) => {
+                    shared.router.route(batch, Source::Peer(peer)).await;
+                    continue;
+                }
+                Err(err) => break format!("malformed message: {err}"),
+            }
+        }
         match decode_message::<PeerMessage>(body) {
             Ok(PeerMessage {
                 message: Some(peer_message::Message::Tuples(batch)),
             }) => {
-                shared.router.route(batch, Source::Peer(peer)).await;
+                shared.router.route(batch.into(), Source::Peer(peer)).await;
             }
             Ok(PeerMessage {
                 message: Some(peer_message::Message::Backpressure(notice)),

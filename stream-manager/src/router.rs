@@ -26,8 +26,9 @@
 //!   what one frame hands an instance (whose input queue is bounded in bytes)
 //!   stays small, and a queue's gauge drains in steps finer than the gap
 //!   between the watermarks;
-//! - `TupleData::values` is never decoded; it is `Bytes` moved from frame to
-//!   frame without copying.
+//! - a tuple is never decoded: the router reads its `dest_task` from the wire
+//!   and forwards its encoded bytes ([`RawBatch`]), a slice of the frame it
+//!   came in, copied once, into the frame it goes out in.
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -35,8 +36,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use egret_metrics::{MetricKey, Registry};
-use egret_proto::v1::{AckEntry, TreeEvent, TupleBatch};
-use prost::Message;
+use egret_proto::raw::RawBatch;
+use egret_proto::v1::{AckEntry, TreeEvent};
 use tokio::sync::mpsc;
 use tracing::{debug, warn};
 
@@ -84,7 +85,7 @@ pub type FrameSink =
 
 /// A batch in an outbound queue, with the bytes its gauge counts for it.
 pub(crate) struct Queued {
-    batch: TupleBatch,
+    batch: RawBatch,
     bytes: u64,
 }
 
@@ -108,25 +109,29 @@ impl TupleReceiver {
         self.gauge.bytes()
     }
 
-    /// One queued batch, uncounted at once.
+    /// One queued batch, uncounted at once, decoded.
     #[cfg(test)]
-    pub(crate) async fn recv(&mut self) -> Option<TupleBatch> {
+    #[allow(clippy::expect_used, reason = "test code: the router encoded it")]
+    pub(crate) async fn recv(&mut self) -> Option<egret_proto::v1::TupleBatch> {
         let queued = match self.held.take() {
             Some(held) => held,
             None => self.rx.recv().await?,
         };
         self.gauge.remove(queued.bytes);
-        Some(queued.batch)
+        Some(queued.batch.to_batch().expect("a routed batch decodes"))
     }
 
     #[cfg(test)]
-    pub(crate) fn try_recv(&mut self) -> Result<TupleBatch, mpsc::error::TryRecvError> {
+    #[allow(clippy::expect_used, reason = "test code: the router encoded it")]
+    pub(crate) fn try_recv(
+        &mut self,
+    ) -> Result<egret_proto::v1::TupleBatch, mpsc::error::TryRecvError> {
         let queued = match self.held.take() {
             Some(held) => held,
             None => self.rx.try_recv()?,
         };
         self.gauge.remove(queued.bytes);
-        Ok(queued.batch)
+        Ok(queued.batch.to_batch().expect("a routed batch decodes"))
     }
 }
 
@@ -200,7 +205,10 @@ pub(crate) struct Router {
     pressure: Arc<Pressure>,
     /// Task id -> component, for the ledger's metrics.
     components: HashMap<i32, String>,
-    ledger: Mutex<Ledger>,
+    /// One ledger per local task, indexed by task id as `routes` is: a
+    /// tree's entry lives in its spout task's ledger, so readers applying acks
+    /// of different spout tasks never wait for each other.
+    ledgers: Vec<Option<Mutex<Ledger>>>,
     dropped: AtomicU64,
     dropped_acks: AtomicU64,
     dropped_tree_events: AtomicU64,
@@ -300,13 +308,22 @@ impl Router {
                 });
             }
         }
+        let epoch = Instant::now();
+        let ledgers = routes
+            .iter()
+            .map(|route| {
+                route
+                    .filter(|r| r.local)
+                    .map(|_| Mutex::new(Ledger::new(epoch)))
+            })
+            .collect();
         let routes = RouteTable(routes);
         let router = Self {
             routes,
             slots,
             pressure,
             components: table.task_components().clone(),
-            ledger: Mutex::new(Ledger::new(Instant::now())),
+            ledgers,
             dropped: AtomicU64::new(0),
             dropped_acks: AtomicU64::new(0),
             dropped_tree_events: AtomicU64::new(0),
@@ -334,17 +351,26 @@ impl Router {
         self.dropped_tree_events.load(Ordering::Relaxed)
     }
 
-    fn lock_ledger(&self) -> std::sync::MutexGuard<'_, Ledger> {
+    /// The ledger of a local task, locked.
+    fn lock_ledger(&self, task: i32) -> Option<std::sync::MutexGuard<'_, Ledger>> {
+        let ledger = self.ledgers.get(usize::try_from(task).ok()?)?.as_ref()?;
         // Ledger operations do not panic half-way in practice; if one did, the
         // ledger is still a valid set of entries.
-        self.ledger.lock().unwrap_or_else(|e| e.into_inner())
+        Some(ledger.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// Every local task's ledger, one at a time.
+    fn each_ledger(&self, mut f: impl FnMut(&mut Ledger)) {
+        for ledger in self.ledgers.iter().flatten() {
+            f(&mut ledger.lock().unwrap_or_else(|e| e.into_inner()));
+        }
     }
 
     /// Applies the batch's acks, then sends every tuple to its destination's
     /// queue, waiting while a queue is full.
-    pub(crate) async fn route(&self, batch: TupleBatch, source: Source<'_>) {
-        let mut groups: Vec<TupleBatch> = Vec::new();
-        groups.resize_with(self.slots.len(), TupleBatch::default);
+    pub(crate) async fn route(&self, batch: RawBatch, source: Source<'_>) {
+        let mut groups: Vec<RawBatch> = Vec::new();
+        groups.resize_with(self.slots.len(), RawBatch::default);
         if !batch.acks.is_empty() {
             self.apply_acks(batch.acks, source, &mut groups);
         }
@@ -365,7 +391,7 @@ impl Router {
             }
         }
         for (slot, group) in groups.into_iter().enumerate() {
-            if group.tuples.is_empty() && group.acks.is_empty() {
+            if group.is_empty() {
                 continue;
             }
             let Some(Slot { queue, gauge, .. }) = self.slots.get(slot) else {
@@ -388,17 +414,24 @@ impl Router {
     }
 
     /// Local roots go to the ledger now; remote ones into their peer's group.
-    fn apply_acks(&self, acks: Vec<AckEntry>, source: Source<'_>, groups: &mut [TupleBatch]) {
+    fn apply_acks(&self, acks: Vec<AckEntry>, source: Source<'_>, groups: &mut [RawBatch]) {
         let now = Instant::now();
         let mut events = Vec::new();
         {
-            let mut ledger = None;
+            // The ledger last locked, kept while acks are of its task.
+            let mut locked: Option<(i32, std::sync::MutexGuard<'_, Ledger>)> = None;
             for ack in acks {
                 let task = ack.root.as_ref().map_or(0, |r| r.spout_task);
                 match self.routes.get(task) {
                     Some((_, true)) => {
-                        let ledger = ledger.get_or_insert_with(|| self.lock_ledger());
-                        if let Some(event) = ledger.apply(&ack, now) {
+                        if locked.as_ref().is_none_or(|(held, _)| *held != task) {
+                            // Released first: a reader never holds two ledgers.
+                            drop(locked.take());
+                            locked = self.lock_ledger(task).map(|guard| (task, guard));
+                        }
+                        if let Some((_, ledger)) = locked.as_mut()
+                            && let Some(event) = ledger.apply(&ack, now)
+                        {
                             events.push((task, event));
                         }
                     }
@@ -450,7 +483,8 @@ impl Router {
 
     /// Rotates the ledger (every T/2): trees in the oldest bucket time out.
     pub(crate) fn rotate_ledger(&self) -> usize {
-        let expired = self.lock_ledger().rotate();
+        let mut expired = Vec::new();
+        self.each_ledger(|ledger| expired.extend(ledger.rotate()));
         let count = expired.len();
         if count > 0 {
             debug!(expired = count, "Tuple trees timed out.");
@@ -467,22 +501,26 @@ impl Router {
     /// Copies the ledger's counters into the metrics registry (contracts,
     /// "Metrics snapshots").
     pub(crate) fn publish_metrics(&self, registry: &Registry) {
-        let ledger = self.lock_ledger();
-        for (&task, stats) in ledger.task_stats() {
-            let component = self.components.get(&task).map_or("", String::as_str);
-            let key = |name: &str| MetricKey::new(name, component, task);
-            registry.set(key("__ack-count"), stats.acked as f64);
-            registry.set(key("__fail-count"), stats.failed as f64);
-            registry.set(key("__timeout-count"), stats.timed_out as f64);
-            registry.set(key("__complete-latency-ms"), stats.mean_latency_ms());
-            registry.set(key("__complete-latency-p50-ms"), stats.p50_latency_ms());
-            registry.set(key("__complete-latency-p99-ms"), stats.p99_latency_ms());
-        }
+        let (mut pending, mut bytes, mut late) = (0, 0, 0);
+        self.each_ledger(|ledger| {
+            for (&task, stats) in ledger.task_stats() {
+                let component = self.components.get(&task).map_or("", String::as_str);
+                let key = |name: &str| MetricKey::new(name, component, task);
+                registry.set(key("__ack-count"), stats.acked as f64);
+                registry.set(key("__fail-count"), stats.failed as f64);
+                registry.set(key("__timeout-count"), stats.timed_out as f64);
+                registry.set(key("__complete-latency-ms"), stats.mean_latency_ms());
+                registry.set(key("__complete-latency-p50-ms"), stats.p50_latency_ms());
+                registry.set(key("__complete-latency-p99-ms"), stats.p99_latency_ms());
+            }
+            pending += ledger.pending();
+            bytes += ledger.bytes();
+            late += ledger.late;
+        });
         let key = |name: &str| MetricKey::new(name, LEDGER_COMPONENT, 0);
-        registry.set(key("egret.ledger.pending"), ledger.pending() as f64);
-        registry.set(key("egret.ledger.bytes"), ledger.bytes() as f64);
-        registry.set(key("egret.ledger.late"), ledger.late as f64);
-        drop(ledger);
+        registry.set(key("egret.ledger.pending"), pending as f64);
+        registry.set(key("egret.ledger.bytes"), bytes as f64);
+        registry.set(key("egret.ledger.late"), late as f64);
         self.pressure.publish_metrics(registry);
         registry.set(key("egret.dropped.tuples"), self.dropped() as f64);
         registry.set(key("egret.dropped.acks"), self.dropped_acks() as f64);
@@ -530,7 +568,7 @@ impl Router {
 pub(crate) async fn next_batch(
     queue: &mut TupleReceiver,
     max_frame_bytes: usize,
-) -> Option<(TupleBatch, InFlight)> {
+) -> Option<(RawBatch, InFlight)> {
     let first = match queue.held.take() {
         Some(held) => held,
         None => queue.rx.recv().await?,
@@ -541,11 +579,11 @@ pub(crate) async fn next_batch(
         bytes: first.bytes,
     };
     let budget = queue.merge_cap.min((max_frame_bytes / 2) as u64);
-    while in_flight.bytes < budget && entries(&batch) < MAX_TUPLES_PER_FRAME {
+    while in_flight.bytes < budget && batch.entries() < MAX_TUPLES_PER_FRAME {
         match queue.rx.try_recv() {
             Ok(more) => {
                 if in_flight.bytes + more.bytes > budget
-                    || entries(&batch) + entries(&more.batch) > MAX_TUPLES_PER_FRAME
+                    || batch.entries() + more.batch.entries() > MAX_TUPLES_PER_FRAME
                 {
                     queue.held = Some(more);
                     break;
@@ -554,8 +592,7 @@ pub(crate) async fn next_batch(
                 // Acks may overtake tuples queued before them: XOR acking is
                 // order-independent, and a tree cannot reach 0 while a tuple
                 // of it is unacked.
-                batch.tuples.extend(more.batch.tuples);
-                batch.acks.extend(more.batch.acks);
+                batch.append(more.batch);
             }
             Err(_) => break,
         }
@@ -563,16 +600,12 @@ pub(crate) async fn next_batch(
     Some((batch, in_flight))
 }
 
-fn entries(batch: &TupleBatch) -> usize {
-    batch.tuples.len() + batch.acks.len()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::delivery::tests::sample;
     use bytes::Bytes;
-    use egret_proto::v1::{AckKind, RootId, TreeOutcome, TupleData};
+    use egret_proto::v1::{AckKind, RootId, TreeOutcome, TupleBatch, TupleData};
 
     fn no_spouts() -> Arc<Pressure> {
         watermarks(1 << 20, 1 << 19)
@@ -590,11 +623,12 @@ mod tests {
         ))
     }
 
-    fn tuples(tuples: Vec<TupleData>) -> TupleBatch {
+    fn tuples(tuples: Vec<TupleData>) -> RawBatch {
         TupleBatch {
             tuples,
             acks: Vec::new(),
         }
+        .into()
     }
 
     fn ack(kind: AckKind, spout_task: i32, key: u64, xor: u64) -> AckEntry {
@@ -776,7 +810,7 @@ mod tests {
             // Held batches are still counted until written.
             assert_eq!(queue.queued_bytes(), total - taken);
             taken += in_flight.bytes;
-            seen.extend(batch.tuples.iter().map(|t| t.edge_id));
+            seen.extend(batch.to_batch().unwrap().tuples.iter().map(|t| t.edge_id));
             drop(in_flight);
         }
         assert_eq!(seen, (1..=sent).collect::<Vec<_>>(), "in order, none lost");
@@ -866,7 +900,8 @@ mod tests {
                         ack(AckKind::Ack, 4, 77, 0b100),
                         ack(AckKind::Ack, 99, 1, 1),
                     ],
-                },
+                }
+                .into(),
                 Source::Instance("split-0"),
             )
             .await;
@@ -883,7 +918,8 @@ mod tests {
                 TupleBatch {
                     tuples: Vec::new(),
                     acks: vec![ack(AckKind::Ack, 4, 77, 0b001), ack(AckKind::Ack, 3, 5, 9)],
-                },
+                }
+                .into(),
                 Source::Peer(2),
             )
             .await;
@@ -908,7 +944,8 @@ mod tests {
                 TupleBatch {
                     tuples: Vec::new(),
                     acks: vec![ack(AckKind::Ack, 4, 77, 0b001)],
-                },
+                }
+                .into(),
                 Source::Peer(2),
             )
             .await;
@@ -931,6 +968,62 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn trees_of_different_spout_tasks_with_one_key_stay_apart() {
+        let (topology, packing) = sample();
+        let table = DeliveryTable::build(&topology, &packing, 1).unwrap();
+        let instances: Vec<String> = ["count-0", "split-0", "words-1"].map(String::from).to_vec();
+        let (router, mut rx) = Router::new(&table, &[2], &instances, no_spouts());
+        // Tasks 4 and 5 (split-0) and 7 (words-1) each start a tree with key 9;
+        // their acks arrive interleaved, and only 4's and 7's complete.
+        let batch = TupleBatch {
+            tuples: Vec::new(),
+            acks: vec![
+                ack(AckKind::Init, 4, 9, 0b11),
+                ack(AckKind::Init, 5, 9, 0b11),
+                ack(AckKind::Init, 7, 9, 0b1),
+                ack(AckKind::Ack, 5, 9, 0b01),
+                ack(AckKind::Ack, 4, 9, 0b01),
+                ack(AckKind::Ack, 7, 9, 0b1),
+                ack(AckKind::Ack, 4, 9, 0b10),
+            ],
+        };
+        router
+            .route(batch.into(), Source::Instance("count-0"))
+            .await;
+        let events = rx.trees.get_mut("split-0").unwrap().recv().await.unwrap();
+        assert_eq!(events.len(), 1);
+        assert_eq!(events[0].root.as_ref().unwrap().spout_task, 4);
+        let events = rx.trees.get_mut("words-1").unwrap().recv().await.unwrap();
+        assert_eq!(events[0].root.as_ref().unwrap().spout_task, 7);
+        let registry = Registry::new();
+        router.publish_metrics(&registry);
+        let ledger = |name: &str| registry.get(&MetricKey::new(name, LEDGER_COMPONENT, 0));
+        assert_eq!(
+            ledger("egret.ledger.pending"),
+            Some(1.0),
+            "5's tree is open"
+        );
+        assert_eq!(
+            registry.get(&MetricKey::new("__ack-count", "words", 7)),
+            Some(1.0)
+        );
+        // The last ack of 5's tree completes it.
+        router
+            .route(
+                TupleBatch {
+                    tuples: Vec::new(),
+                    acks: vec![ack(AckKind::Ack, 5, 9, 0b10)],
+                }
+                .into(),
+                Source::Instance("split-0"),
+            )
+            .await;
+        let events = rx.trees.get_mut("split-0").unwrap().recv().await.unwrap();
+        assert_eq!(events[0].root.as_ref().unwrap().spout_task, 5);
+        assert_eq!(router.rotate_ledger(), 0);
+    }
+
+    #[tokio::test]
     async fn rotations_time_trees_out_and_tell_the_spout() {
         let (topology, packing) = sample();
         let table = DeliveryTable::build(&topology, &packing, 1).unwrap();
@@ -941,7 +1034,8 @@ mod tests {
                 TupleBatch {
                     tuples: Vec::new(),
                     acks: vec![ack(AckKind::Init, 5, 1, 3), ack(AckKind::Init, 1, 2, 3)],
-                },
+                }
+                .into(),
                 Source::Instance("split-0"),
             )
             .await;
@@ -978,7 +1072,7 @@ mod tests {
         );
         for key in 1..=(TREE_QUEUE_CAPACITY as u64 + 5) {
             let mut groups = Vec::new();
-            groups.resize_with(4, TupleBatch::default);
+            groups.resize_with(4, RawBatch::default);
             router.apply_acks(
                 vec![ack(AckKind::Init, 4, key, 0)],
                 Source::Instance("split-0"),
