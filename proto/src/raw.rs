@@ -22,8 +22,9 @@
 
 use bytes::{BufMut, Bytes, BytesMut};
 use prost::Message;
+use tokio_util::codec::Encoder;
 
-use crate::frame::FrameError;
+use crate::frame::{FrameCodec, FrameError, LENGTH_BYTES};
 use crate::v1::{AckEntry, TupleBatch};
 
 /// Protobuf wire types (the low 3 bits of a field key).
@@ -292,6 +293,62 @@ impl From<TupleBatch> for RawBatch {
     }
 }
 
+/// What a stream manager writes to a connection: a frame body already
+/// encoded, or a batch written by the codec straight into the connection's
+/// write buffer (no frame-sized buffer of its own, no copy of it).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outbound {
+    Body(Bytes),
+    /// `batch` as field `field` (below 16) of the wrapping message.
+    Tuples {
+        field: u32,
+        batch: RawBatch,
+    },
+}
+
+impl Outbound {
+    /// The frame body, for a connection that carries bodies (the JNI bridge's).
+    pub fn into_body(self) -> Bytes {
+        match self {
+            Outbound::Body(body) => body,
+            Outbound::Tuples { field, batch } => batch.encode(field),
+        }
+    }
+}
+
+impl From<Bytes> for Outbound {
+    fn from(body: Bytes) -> Self {
+        Outbound::Body(body)
+    }
+}
+
+impl Encoder<Outbound> for FrameCodec {
+    type Error = FrameError;
+
+    fn encode(&mut self, item: Outbound, dst: &mut BytesMut) -> Result<(), FrameError> {
+        match item {
+            Outbound::Body(body) => self.encode(body, dst),
+            Outbound::Tuples { field, batch } => {
+                let len = batch.encoded_len();
+                let body = field_len(len);
+                if body > self.max_frame_bytes() {
+                    return Err(FrameError::TooLarge {
+                        length: body,
+                        limit: self.max_frame_bytes(),
+                    });
+                }
+                dst.reserve(LENGTH_BYTES + body);
+                // The cap is below u32::MAX, so the cast cannot truncate.
+                dst.put_u32(body as u32);
+                put_key(dst, field);
+                put_len(dst, len);
+                batch.put_entries(dst);
+                Ok(())
+            }
+        }
+    }
+}
+
 fn put_key(out: &mut BytesMut, field: u32) {
     // Field numbers below 16 with wire type LEN fit in one byte.
     out.put_u8(((field << 3) as u8) | LEN as u8);
@@ -395,6 +452,40 @@ mod tests {
             raw.encode(PEER_MESSAGE_TUPLES).as_ref(),
             peer.encode_to_vec().as_slice()
         );
+    }
+
+    #[test]
+    fn the_codec_writes_a_batch_as_the_frame_of_its_encoded_body() {
+        let batch = RawBatch::from(TupleBatch {
+            tuples: vec![tuple(3, "default", &[7u8; 100], 2), tuple(4, "", b"", 0)],
+            acks: vec![ack(3, 8)],
+        });
+        let mut codec = FrameCodec::new(1 << 20);
+        let (mut direct, mut copied) = (BytesMut::new(), BytesMut::new());
+        let item = Outbound::Tuples {
+            field: STREAM_MANAGER_TO_INSTANCE_TUPLES,
+            batch: batch.clone(),
+        };
+        codec.encode(item.clone(), &mut direct).unwrap();
+        codec
+            .encode(
+                Outbound::Body(batch.encode(STREAM_MANAGER_TO_INSTANCE_TUPLES)),
+                &mut copied,
+            )
+            .unwrap();
+        assert_eq!(direct, copied);
+        assert_eq!(item.into_body().len() + LENGTH_BYTES, direct.len());
+        // Over the cap: refused, nothing written.
+        let mut small = FrameCodec::new(64);
+        let mut out = BytesMut::new();
+        let err = small
+            .encode(Outbound::Tuples { field: 2, batch }, &mut out)
+            .unwrap_err();
+        assert!(
+            matches!(err, FrameError::TooLarge { limit: 64, .. }),
+            "{err}"
+        );
+        assert!(out.is_empty());
     }
 
     #[test]

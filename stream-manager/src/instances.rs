@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use egret_proto::FrameError;
 use egret_proto::frame::{decode_message, encode_message};
-use egret_proto::raw::{self, RawBatch};
+use egret_proto::raw::{self, Outbound, RawBatch};
 use egret_proto::v1::{
     EventLogging, Hello, InstanceAssignment, InstancePlan, InstanceToStreamManager, PeerRole,
     PhysicalPlan, StateChange, StreamManagerToInstance, Throttle, TopologyState, TreeEvents,
@@ -79,12 +79,14 @@ impl InstanceConnection {
         from_instance: mpsc::Receiver<bytes::Bytes>,
         max_frame_bytes: usize,
     ) -> Self {
-        let sink = tokio_util::sync::PollSender::new(to_instance).sink_map_err(|_| {
-            FrameError::Io(std::io::Error::new(
-                std::io::ErrorKind::BrokenPipe,
-                "the instance closed its in-process channel",
-            ))
-        });
+        let sink = tokio_util::sync::PollSender::new(to_instance)
+            .sink_map_err(|_| {
+                FrameError::Io(std::io::Error::new(
+                    std::io::ErrorKind::BrokenPipe,
+                    "the instance closed its in-process channel",
+                ))
+            })
+            .with(|frame: Outbound| std::future::ready(Ok::<_, FrameError>(frame.into_body())));
         let stream = futures::stream::unfold(
             (from_instance, false),
             move |(mut from_instance, failed)| async move {
@@ -435,7 +437,7 @@ async fn sync(
     let sampling_pct = egret_proto::event_sampling_pct(&plan.debug, &context.plan.component);
     if !conn.assigned {
         let message = assignment(shared, context, plan.state, sampling_pct, &plan.log_levels);
-        if let Err(err) = conn.sink.send(encode_message(&message)).await {
+        if let Err(err) = conn.sink.send(encode_message(&message).into()).await {
             warn!(instance = %id, error = %err, "Instance lost while sending it the plan.");
             *current = None;
             return;
@@ -453,7 +455,7 @@ async fn sync(
                 state: plan.state,
             })),
         };
-        if let Err(err) = conn.sink.send(encode_message(&message)).await {
+        if let Err(err) = conn.sink.send(encode_message(&message).into()).await {
             warn!(instance = %id, error = %err, "Instance lost while sending it the plan.");
             *current = None;
             return;
@@ -467,7 +469,7 @@ async fn sync(
                 EventLogging { sampling_pct },
             )),
         };
-        if let Err(err) = conn.sink.send(encode_message(&message)).await {
+        if let Err(err) = conn.sink.send(encode_message(&message).into()).await {
             warn!(instance = %id, error = %err, "Instance lost while sending it its event logging.");
             *current = None;
             return;
@@ -483,7 +485,7 @@ async fn sync(
                 },
             )),
         };
-        if let Err(err) = conn.sink.send(encode_message(&message)).await {
+        if let Err(err) = conn.sink.send(encode_message(&message).into()).await {
             warn!(instance = %id, error = %err, "Instance lost while sending it its log levels.");
             *current = None;
             return;
@@ -507,7 +509,7 @@ async fn sync_throttle(id: &str, current: &mut Option<Current>, throttled: bool)
             throttled,
         })),
     };
-    match conn.sink.send(encode_message(&message)).await {
+    match conn.sink.send(encode_message(&message).into()).await {
         Ok(()) => {
             conn.throttled = throttled;
             debug!(instance = %id, throttled, "Throttle sent to the spout instance.");
@@ -568,7 +570,7 @@ pub(crate) async fn writer(
                         let message = StreamManagerToInstance {
                             message: Some(stream_manager_to_instance::Message::StateReply(reply)),
                         };
-                        if let Err(err) = conn.sink.send(encode_message(&message)).await {
+                        if let Err(err) = conn.sink.send(encode_message(&message).into()).await {
                             warn!(instance = %id, error = %err, "Instance lost while sending it a state reply.");
                             current = None;
                         }
@@ -606,8 +608,11 @@ pub(crate) async fn writer(
                 let Some((batch, _in_flight)) = batch else { return };
                 let Some(conn) = current.as_mut() else { continue };
                 let count = batch.tuples.len();
-                let body = batch.encode(raw::STREAM_MANAGER_TO_INSTANCE_TUPLES);
-                if let Err(err) = conn.sink.send(body).await {
+                let frame = Outbound::Tuples {
+                    field: raw::STREAM_MANAGER_TO_INSTANCE_TUPLES,
+                    batch,
+                };
+                if let Err(err) = conn.sink.send(frame).await {
                     warn!(instance = %id, error = %err, dropped_tuples = count, "Instance lost while sending it tuples.");
                     current = None;
                 }
@@ -630,7 +635,7 @@ pub(crate) async fn writer(
                 let message = StreamManagerToInstance {
                     message: Some(stream_manager_to_instance::Message::TreeEvents(TreeEvents { events })),
                 };
-                if let Err(err) = conn.sink.send(encode_message(&message)).await {
+                if let Err(err) = conn.sink.send(encode_message(&message).into()).await {
                     warn!(instance = %id, error = %err, dropped_tree_events = count, "Instance lost while sending it tree events.");
                     current = None;
                 }
@@ -659,7 +664,10 @@ mod tests {
             InstanceConnection::from_channels("count-1".into(), to_instance, from_instance, 8);
         assert_eq!(c.instance_id, "count-1");
 
-        c.sink.send(Bytes::from_static(b"batch")).await.unwrap();
+        c.sink
+            .send(Bytes::from_static(b"batch").into())
+            .await
+            .unwrap();
         assert_eq!(
             instance_reads.recv().await.unwrap(),
             Bytes::from_static(b"batch")
@@ -697,7 +705,11 @@ mod tests {
 
         // The instance closing its side: sends fail, as on a closed socket.
         drop(instance_reads);
-        let err = c.sink.send(Bytes::from_static(b"late")).await.unwrap_err();
+        let err = c
+            .sink
+            .send(Bytes::from_static(b"late").into())
+            .await
+            .unwrap_err();
         assert!(
             err.to_string().contains("closed its in-process channel"),
             "{err}"

@@ -123,7 +123,11 @@ pub(crate) async fn writer(
                 let Some((batch, _in_flight)) = batch else { return };
                 let Some((_, sink, _)) = current.as_mut() else { continue };
                 let (count, acks) = (batch.tuples.len(), batch.acks.len());
-                if let Err(err) = sink.send(batch.encode(raw::PEER_MESSAGE_TUPLES)).await {
+                let frame = raw::Outbound::Tuples {
+                    field: raw::PEER_MESSAGE_TUPLES,
+                    batch,
+                };
+                if let Err(err) = sink.send(frame).await {
                     // Lost acks and tuples are failed by the ledger's timeout and replayed.
                     warn!(peer, error = %err, dropped_tuples = count, dropped_acks = acks, "Peer stream manager lost while sending it tuples.");
                     current = None;
@@ -146,7 +150,7 @@ async fn send_notice(
     let message = PeerMessage {
         message: Some(peer_message::Message::Backpressure(notice.clone())),
     };
-    if let Err(err) = sink.send(encode_message(&message)).await {
+    if let Err(err) = sink.send(encode_message(&message).into()).await {
         warn!(peer, error = %err, "Peer stream manager lost while sending it a backpressure notice.");
         *current = None;
     } else {

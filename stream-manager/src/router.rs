@@ -79,9 +79,11 @@ pub(crate) fn merge_cap(settings: &crate::settings::BackpressureSettings) -> u64
 /// The component name of the ledger's own metrics.
 pub(crate) const LEDGER_COMPONENT: &str = "__ledger";
 
-/// The sending half of a framed connection (Unix or TCP), owned by a writer.
-pub type FrameSink =
-    std::pin::Pin<Box<dyn futures::Sink<bytes::Bytes, Error = egret_proto::FrameError> + Send>>;
+/// The sending half of a framed connection (Unix or TCP, or the JNI bridge's
+/// queues), owned by a writer.
+pub type FrameSink = std::pin::Pin<
+    Box<dyn futures::Sink<egret_proto::raw::Outbound, Error = egret_proto::FrameError> + Send>,
+>;
 
 /// A batch in an outbound queue, with the bytes its gauge counts for it.
 pub(crate) struct Queued {
