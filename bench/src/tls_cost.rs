@@ -241,7 +241,7 @@ where
         for _ in 0..frames {
             sink.feed(payload.clone()).await?;
         }
-        sink.flush().await?;
+        SinkExt::<Bytes>::flush(&mut sink).await?;
         // Kept open until the receiver has everything (closing a TLS stream early is not the point).
         Ok::<_, egret_proto::FrameError>(sink)
     });
