@@ -33,8 +33,9 @@ use std::thread;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use egret_e2e::{
-    Cluster, HarnessError, MetricsSnapshot, QUIET_TIMEOUT, instance_processes, numbered_files,
-    parent_pid, process_memory, read_metrics, role_processes, task_files, wait_until,
+    Bridge, Cluster, HarnessError, MetricsSnapshot, QUIET_TIMEOUT, instance_processes,
+    numbered_files, parent_pid, process_memory, read_metrics, role_processes, task_files,
+    wait_until,
 };
 
 const CLASS: &str = "SlowBoltTopology";
@@ -756,7 +757,18 @@ fn wait_backpressure_lifted(cluster: &Cluster, name: &str) {
 
 #[test]
 fn slow_bolt_recovering_lifts_backpressure() {
-    let cluster = Cluster::new("bp-recover").expect("cluster");
+    slow_bolt_recovering("bp-recover", Bridge::from_env().expect("bridge"));
+}
+
+/// As above, each container's executors in its stream manager's embedded JVM:
+/// the throttle reaches the spout through the bridge's bounded queues.
+#[test]
+fn slow_bolt_recovering_lifts_backpressure_with_the_jni_bridge() {
+    slow_bolt_recovering("bp-recover-jni", Bridge::Jni);
+}
+
+fn slow_bolt_recovering(test: &str, bridge: Bridge) {
+    let cluster = Cluster::with_bridge(test, bridge).expect("cluster");
     let name = cluster.topology_name();
     submit(&cluster, &name);
     let home = cluster.home().to_path_buf();
@@ -812,5 +824,6 @@ fn slow_bolt_recovering_lifts_backpressure() {
     let drained = drain(&cluster, &name);
     assert_nothing_lost(&drained);
     wait_backpressure_lifted(&cluster, &name);
+    cluster.check_bridge(&name).expect("the bridge asked for");
     cluster.kill_and_check_clean(&name).expect("clean kill");
 }

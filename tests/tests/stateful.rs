@@ -14,7 +14,7 @@ use std::ffi::OsStr;
 use std::time::Duration;
 
 use egret_e2e::jars::{LogWatch, message};
-use egret_e2e::{Cluster, role_processes};
+use egret_e2e::{Bridge, Cluster, role_processes};
 
 const OUTPUT_TIMEOUT: Duration = Duration::from_secs(75);
 
@@ -132,7 +132,7 @@ impl LogWatch for Seen {
 
 #[test]
 fn stateful_topology_sums_across_checkpoints() {
-    stateful_topology("stateful-sum", 1);
+    stateful_topology("stateful-sum", 1, Bridge::from_env().expect("bridge"));
 }
 
 /// Two workers (two containers): the checkpoint tuples `[txid, action]` cross JVMs of
@@ -140,13 +140,19 @@ fn stateful_topology_sums_across_checkpoints() {
 /// registration required (Egret registers it by default; Storm 2.8.3 does not).
 #[test]
 fn stateful_topology_sums_across_checkpoints_on_two_workers() {
-    stateful_topology("stateful-sum-2w", 2);
+    stateful_topology("stateful-sum-2w", 2, Bridge::from_env().expect("bridge"));
+}
+
+/// As above, each container's executors in its stream manager's embedded JVM.
+#[test]
+fn stateful_topology_sums_across_checkpoints_on_two_workers_with_the_jni_bridge() {
+    stateful_topology("stateful-sum-2w-jni", 2, Bridge::Jni);
 }
 
 /// StatefulTopology (whose main sets `topology.workers` 1) run with `-c
 /// topology.workers=<workers>`.
-fn stateful_topology(test: &str, workers: usize) {
-    let cluster = Cluster::new(test).expect("cluster");
+fn stateful_topology(test: &str, workers: usize, bridge: Bridge) {
+    let cluster = Cluster::with_bridge(test, bridge).expect("cluster");
     let name = cluster.topology_name();
     let option = format!("topology.workers={workers}");
     submit_debug_with(&cluster, "StatefulTopology", &name, &[&option]);
@@ -158,6 +164,7 @@ fn stateful_topology(test: &str, workers: usize) {
     let took = cluster
         .watch_logs("sums across checkpoints", OUTPUT_TIMEOUT, &mut seen)
         .unwrap_or_else(|e| panic!("{e}"));
+    cluster.check_bridge(&name).expect("the bridge asked for");
     let containers = role_processes(cluster.home(), "container").len();
     cluster.kill_and_check_clean(&name).expect("kill");
     assert_eq!(
@@ -192,7 +199,8 @@ fn stateful_topology(test: &str, workers: usize) {
         seen.describe()
     );
     eprintln!(
-        "StatefulTopology on {workers} worker(s) (after {took:.0?}): committed {:?}, partial sums {:?}.., totals {:?}..",
+        "StatefulTopology on {workers} worker(s), {} bridge (after {took:.0?}): committed {:?}, partial sums {:?}.., totals {:?}..",
+        bridge.name(),
         seen.commits,
         &seen.sums[..8],
         seen.totals.iter().take(5).collect::<Vec<_>>()
@@ -201,7 +209,16 @@ fn stateful_topology(test: &str, workers: usize) {
 
 #[test]
 fn stateful_windowing_topology_sums_windows_into_its_state() {
-    let cluster = Cluster::new("stateful-window").expect("cluster");
+    stateful_windowing_topology("stateful-window", Bridge::from_env().expect("bridge"));
+}
+
+#[test]
+fn stateful_windowing_topology_sums_windows_with_the_jni_bridge() {
+    stateful_windowing_topology("stateful-window-jni", Bridge::Jni);
+}
+
+fn stateful_windowing_topology(test: &str, bridge: Bridge) {
+    let cluster = Cluster::with_bridge(test, bridge).expect("cluster");
     let name = cluster.topology_name();
     submit_debug(&cluster, "StatefulWindowingTopology", &name);
     let mut seen = Seen {
@@ -212,6 +229,7 @@ fn stateful_windowing_topology_sums_windows_into_its_state() {
     let took = cluster
         .watch_logs("window sums across checkpoints", OUTPUT_TIMEOUT, &mut seen)
         .unwrap_or_else(|e| panic!("{e}"));
+    cluster.check_bridge(&name).expect("the bridge asked for");
     cluster.kill_and_check_clean(&name).expect("kill");
 
     // sumbolt: windows of the last 5 values activated every 3 values; each activation
@@ -228,7 +246,8 @@ fn stateful_windowing_topology_sums_windows_into_its_state() {
         assert_eq!(*sum, state, "window sum #{k}: {}", seen.describe());
     }
     eprintln!(
-        "StatefulWindowingTopology (after {took:.0?}): committed {:?}, sums {:?}",
+        "StatefulWindowingTopology, {} bridge (after {took:.0?}): committed {:?}, sums {:?}",
+        bridge.name(),
         seen.commits,
         &seen.sums[..seen.want_sums]
     );

@@ -11,8 +11,8 @@
 use std::ffi::OsStr;
 use std::time::Duration;
 
-use egret_e2e::Cluster;
 use egret_e2e::jars::{LogWatch, message};
+use egret_e2e::{Bridge, Cluster};
 
 /// JVM start on two shared cores plus a few windows.
 const OUTPUT_TIMEOUT: Duration = Duration::from_secs(75);
@@ -95,7 +95,16 @@ impl LogWatch for Windows {
 
 #[test]
 fn sliding_window_topology_sums_count_windows_and_averages_tumbling_ones() {
-    let cluster = Cluster::new("window-sliding").expect("cluster");
+    sliding_window_topology("window-sliding", Bridge::from_env().expect("bridge"));
+}
+
+#[test]
+fn sliding_window_topology_sums_count_windows_with_the_jni_bridge() {
+    sliding_window_topology("window-sliding-jni", Bridge::Jni);
+}
+
+fn sliding_window_topology(test: &str, bridge: Bridge) {
+    let cluster = Cluster::with_bridge(test, bridge).expect("cluster");
     let name = cluster.topology_name();
     submit(&cluster, "SlidingWindowTopology", &name);
     let mut w = Windows {
@@ -106,6 +115,7 @@ fn sliding_window_topology_sums_count_windows_and_averages_tumbling_ones() {
     let took = cluster
         .watch_logs("sliding sums and tumbling averages", OUTPUT_TIMEOUT, &mut w)
         .unwrap_or_else(|e| panic!("{e}"));
+    cluster.check_bridge(&name).expect("the bridge asked for");
     cluster.kill_and_check_clean(&name).expect("kill");
 
     // slidingsum: a window of the last 30 values, activated every 10 values.
@@ -134,7 +144,8 @@ fn sliding_window_topology_sums_count_windows_and_averages_tumbling_ones() {
         );
     }
     eprintln!(
-        "SlidingWindowTopology (after {took:.0?}): sums {:?}, averages {:?}",
+        "SlidingWindowTopology, {} bridge (after {took:.0?}): sums {:?}, averages {:?}",
+        bridge.name(),
         &w.sums[..w.want_sums],
         &w.avgs[..w.want_avgs]
     );
