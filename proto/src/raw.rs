@@ -150,6 +150,27 @@ pub fn sole_field(body: &Bytes, field: u32) -> Option<Bytes> {
     cursor.done().then(|| body.slice(range))
 }
 
+/// A frame body of a message that may carry a batch in field `field`.
+#[derive(Debug)]
+pub enum Decoded<M> {
+    /// The body was that field alone: the batch, its tuples still encoded.
+    Tuples(RawBatch),
+    /// Any other body, decoded as `M` (a batch encoded otherwise among them).
+    Message(M),
+}
+
+/// Decodes a frame body of `M`, reading a batch in field `field` as a
+/// [`RawBatch`] when it is the whole body (as senders write it).
+pub fn decode_message<M: Message + Default>(
+    body: Bytes,
+    field: u32,
+) -> Result<Decoded<M>, FrameError> {
+    match sole_field(&body, field) {
+        Some(payload) => RawBatch::decode(payload).map(Decoded::Tuples),
+        None => crate::frame::decode_message(body).map(Decoded::Message),
+    }
+}
+
 /// Checks one encoded `TupleData` and returns its `dest_task`.
 fn scan_tuple(entry: &[u8]) -> Result<i32, FrameError> {
     let mut cursor = Cursor::new(entry);
@@ -240,13 +261,18 @@ impl RawBatch {
     /// A frame body: the batch as field `field` (below 16) of a wrapping
     /// message, in one buffer of exactly its size.
     pub fn encode(&self, field: u32) -> Bytes {
-        debug_assert!((1..16).contains(&field), "one-byte keys only");
         let len = self.encoded_len();
         let mut out = BytesMut::with_capacity(field_len(len));
-        put_key(&mut out, field);
-        put_len(&mut out, len);
-        self.put_entries(&mut out);
+        self.put_body(field, len, &mut out);
         out.freeze()
+    }
+
+    /// Writes the frame body of [`RawBatch::encode`], whose batch is `len` bytes.
+    fn put_body(&self, field: u32, len: usize, out: &mut BytesMut) {
+        debug_assert!((1..16).contains(&field), "one-byte keys only");
+        put_key(out, field);
+        put_len(out, len);
+        self.put_entries(out);
     }
 
     /// The batch decoded (tests and diagnostics).
@@ -340,9 +366,7 @@ impl Encoder<Outbound> for FrameCodec {
                 dst.reserve(LENGTH_BYTES + body);
                 // The cap is below u32::MAX, so the cast cannot truncate.
                 dst.put_u32(body as u32);
-                put_key(dst, field);
-                put_len(dst, len);
-                batch.put_entries(dst);
+                batch.put_body(field, len, dst);
                 Ok(())
             }
         }

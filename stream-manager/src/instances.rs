@@ -16,8 +16,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use egret_proto::FrameError;
-use egret_proto::frame::{decode_message, encode_message};
-use egret_proto::raw::{self, Outbound, RawBatch};
+use egret_proto::frame::encode_message;
+use egret_proto::raw::{self, Decoded, Outbound};
 use egret_proto::v1::{
     EventLogging, Hello, InstanceAssignment, InstancePlan, InstanceToStreamManager, PeerRole,
     PhysicalPlan, StateChange, StreamManagerToInstance, Throttle, TopologyState, TreeEvents,
@@ -275,20 +275,16 @@ async fn serve_connection(shared: Arc<Shared>, connection: InstanceConnection) {
             Some(Ok(body)) => body,
         };
         // Tuples, most of the traffic, are routed as the bytes they came in.
-        if let Some(payload) = raw::sole_field(&body, raw::INSTANCE_TO_STREAM_MANAGER_TUPLES) {
-            match RawBatch::decode(payload) {
-                Ok(batch) => {
-                    shared.router.route(batch, Source::Instance(&id)).await;
-                    continue;
-                }
-                Err(err) => {
-                    warn!(instance = %id, error = %err, "Dropping an instance that sent a malformed message.");
-                    break;
-                }
+        let decoded = raw::decode_message::<InstanceToStreamManager>(
+            body,
+            raw::INSTANCE_TO_STREAM_MANAGER_TUPLES,
+        );
+        let message = match decoded {
+            Ok(Decoded::Tuples(batch)) => {
+                shared.router.route(batch, Source::Instance(&id)).await;
+                continue;
             }
-        }
-        let message = match decode_message::<InstanceToStreamManager>(body) {
-            Ok(message) => message,
+            Ok(Decoded::Message(message)) => message,
             Err(err) => {
                 warn!(instance = %id, error = %err, "Dropping an instance that sent a malformed message.");
                 break;

@@ -13,9 +13,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use egret_proto::FrameCodec;
-use egret_proto::frame::{decode_message, encode_message};
+use egret_proto::frame::encode_message;
 use egret_proto::handshake::{HandshakeError, connect};
-use egret_proto::raw::{self, RawBatch};
+use egret_proto::raw::{self, Decoded};
 use egret_proto::v1::{
     BackpressureNotice, Hello, PeerMessage, PeerRole, PhysicalPlan, peer_message,
 };
@@ -310,16 +310,15 @@ async fn run_connection<S>(
             Some(Ok(body)) => body,
         };
         // Tuples, most of the traffic, are routed as the bytes they came in.
-        if let Some(payload) = raw::sole_field(&body, raw::PEER_MESSAGE_TUPLES) {
-            match RawBatch::decode(payload) {
-                Ok(batch) => {
-                    shared.router.route(batch, Source::Peer(peer)).await;
-                    continue;
-                }
-                Err(err) => break format!("malformed message: {err}"),
+        let message = match raw::decode_message::<PeerMessage>(body, raw::PEER_MESSAGE_TUPLES) {
+            Ok(Decoded::Tuples(batch)) => {
+                shared.router.route(batch, Source::Peer(peer)).await;
+                continue;
             }
-        }
-        match decode_message::<PeerMessage>(body) {
+            Ok(Decoded::Message(message)) => Ok(message),
+            Err(err) => Err(err),
+        };
+        match message {
             Ok(PeerMessage {
                 message: Some(peer_message::Message::Tuples(batch)),
             }) => {
