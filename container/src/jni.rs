@@ -107,6 +107,7 @@ fn relay_connections(
     while let Some(c) = native.blocking_recv() {
         let connection = InstanceConnection::from_channels(
             c.instance_id,
+            c.restarts,
             c.to_instance,
             c.from_instance,
             max_frame_bytes,

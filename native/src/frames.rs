@@ -47,6 +47,8 @@ pub const PORT_QUEUE_FRAMES: usize = 8;
 pub struct NativeConnection {
     /// The instance id the executor connected as.
     pub instance_id: String,
+    /// How often the executor was restarted in the JVM before this run.
+    pub restarts: u64,
     /// Frames toward the executor (closing it closes the executor's reads).
     pub to_instance: mpsc::Sender<Bytes>,
     /// Frames from the executor (ends when the executor closes its channel).
@@ -101,13 +103,15 @@ fn port(handle: jlong) -> Result<Arc<Port>, BridgeError> {
         .ok_or_else(|| BridgeError::Bridge(format!("no open frame channel {handle}")))
 }
 
-/// Opens a port for `instance_id` and hands its other end to the stream manager.
-pub fn open(instance_id: String) -> Result<jlong, BridgeError> {
+/// Opens a port for `instance_id` (restarted `restarts` times in the JVM so
+/// far) and hands its other end to the stream manager.
+pub fn open(instance_id: String, restarts: u64) -> Result<jlong, BridgeError> {
     let host = host()?;
     let (to_sm, from_instance) = mpsc::channel(PORT_QUEUE_FRAMES);
     let (to_instance, from_sm) = mpsc::channel(PORT_QUEUE_FRAMES);
     let connection = NativeConnection {
         instance_id,
+        restarts,
         to_instance,
         from_instance,
     };
@@ -239,13 +243,17 @@ extern "system" fn open0<'local>(
     mut unowned: EnvUnowned<'local>,
     _class: JClass<'local>,
     instance_id: JString<'local>,
+    restarts: jint,
 ) -> jlong {
     unowned
         .with_env(|env| -> Result<jlong, BridgeError> {
             let id = instance_id
                 .try_to_string(env)
                 .map_err(|e| BridgeError::from_jni(env, e))?;
-            open(id)
+            let restarts = u64::try_from(restarts).map_err(|_| {
+                BridgeError::Bridge(format!("a negative restart count {restarts} for {id}"))
+            })?;
+            open(id, restarts)
         })
         .resolve::<ThrowBridgeError>()
 }
@@ -317,7 +325,7 @@ pub fn register(env: &mut Env<'_>, class: &JClass<'_>) -> Result<(), BridgeError
         [
             NativeMethod::from_raw_parts(
                 jni_str!("open0"),
-                jni_str!("(Ljava/lang/String;)J"),
+                jni_str!("(Ljava/lang/String;I)J"),
                 open0 as *mut std::ffi::c_void,
             ),
             NativeMethod::from_raw_parts(

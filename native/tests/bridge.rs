@@ -28,7 +28,7 @@ public final class Probe {
     static native void boom(String message);
     static native void fail(String message);
     static native String relay(String message);
-    static native long open0(String instanceId);
+    static native long open0(String instanceId, int restarts);
     static native int send0(long handle, ByteBuffer buffer, int length);
     static native long receive0(long handle, ByteBuffer buffer);
     static native void close0(long handle);
@@ -44,7 +44,7 @@ public final class Probe {
 
     /** Sends `text` as one frame, then reads one frame back through a buffer of `capacity`. */
     public static String roundTrip(String text, int capacity) {
-        long h = open0("probe-1");
+        long h = open0("probe-1", 3);
         ByteBuffer out = ByteBuffer.allocateDirect(64);
         byte[] b = text.getBytes();
         out.put(b);
@@ -251,6 +251,10 @@ fn frames_cross_whole_in_both_directions_and_a_closed_end_reads_minus_one() {
         let mut connections = jvm().connections.lock().unwrap();
         let mut connection = connections.blocking_recv().expect("a connection");
         assert_eq!(connection.instance_id, "probe-1");
+        assert_eq!(
+            connection.restarts, 3,
+            "the restart count the executor opened with"
+        );
         let frame = connection.from_instance.blocking_recv().expect("a frame");
         assert_eq!(&frame[..], b"batch of three tuples");
         // Larger than the Java buffer of 8 bytes: it grows and asks again.

@@ -15,6 +15,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
+use egret_metrics::MetricKey;
 use egret_proto::FrameError;
 use egret_proto::frame::encode_message;
 use egret_proto::raw::{self, Decoded, Outbound};
@@ -57,6 +58,10 @@ pub type FrameStream =
 /// protobuf messages either way). Nothing past this type knows the bridge.
 pub struct InstanceConnection {
     pub instance_id: String,
+    /// For an executor this process hosts (the JNI bridge's), how often its
+    /// host restarted it so far: published as its `egret.restarts`. `None`
+    /// for an instance JVM, whose restarts its container counts.
+    pub hosted_restarts: Option<u64>,
     pub sink: FrameSink,
     pub stream: FrameStream,
 }
@@ -73,8 +78,10 @@ impl InstanceConnection {
     /// A connection over two bounded in-process queues of frame bodies (the
     /// JNI bridge's): a frame from the instance larger than `max_frame_bytes`
     /// ends it as the socket codec would; a closed queue is a closed connection.
+    /// `restarts`: how often the process restarted the executor before.
     pub fn from_channels(
         instance_id: String,
+        restarts: u64,
         to_instance: mpsc::Sender<bytes::Bytes>,
         from_instance: mpsc::Receiver<bytes::Bytes>,
         max_frame_bytes: usize,
@@ -106,6 +113,7 @@ impl InstanceConnection {
         );
         Self {
             instance_id,
+            hosted_restarts: Some(restarts),
             sink: Box::pin(sink),
             stream: Box::pin(stream),
         }
@@ -181,6 +189,7 @@ async fn serve(shared: Arc<Shared>, stream: UnixStream) {
     let (sink, stream) = framed.split();
     let connection = InstanceConnection {
         instance_id: hello.peer_id,
+        hosted_restarts: None,
         sink: Box::pin(sink),
         stream: Box::pin(stream),
     };
@@ -198,6 +207,12 @@ pub(crate) async fn in_process_loop(
             warn!(instance = %connection.instance_id, "Refusing an in-process connection of an instance not in this container.");
             continue;
         }
+        if let Some(restarts) = connection.hosted_restarts {
+            shared.metrics.set(
+                MetricKey::new("egret.restarts", &connection.instance_id, 0),
+                restarts as f64,
+            );
+        }
         shared.spawn(serve_connection(Arc::clone(&shared), connection));
     }
 }
@@ -209,6 +224,7 @@ async fn serve_connection(shared: Arc<Shared>, connection: InstanceConnection) {
         instance_id: id,
         sink,
         mut stream,
+        ..
     } = connection;
     let Some(events) = shared.instance_events.get(&id).cloned() else {
         return;
@@ -657,7 +673,7 @@ mod tests {
         let (to_instance, mut instance_reads) = mpsc::channel(2);
         let (instance_writes, from_instance) = mpsc::channel(2);
         let mut c =
-            InstanceConnection::from_channels("count-1".into(), to_instance, from_instance, 8);
+            InstanceConnection::from_channels("count-1".into(), 0, to_instance, from_instance, 8);
         assert_eq!(c.instance_id, "count-1");
 
         c.sink
@@ -717,7 +733,7 @@ mod tests {
         let (to_instance, _instance_reads) = mpsc::channel(1);
         let (instance_writes, from_instance) = mpsc::channel(1);
         let mut c =
-            InstanceConnection::from_channels("split-0".into(), to_instance, from_instance, 64);
+            InstanceConnection::from_channels("split-0".into(), 0, to_instance, from_instance, 64);
         drop(instance_writes);
         assert!(c.stream.next().await.is_none());
     }

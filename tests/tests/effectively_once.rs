@@ -6,7 +6,10 @@
 //! Under 20 `kill -9` (seeded, the seed printed; `EGRET_FAULT_SEED` replays a
 //! run) of spout JVMs, bolt JVMs, stream managers, the topology master and
 //! whole containers, every sentence is acked and the committed counts equal
-//! the counts of the input exactly: no word lost, none counted twice.
+//! the counts of the input exactly: no word lost, none counted twice. With
+//! the JNI bridge the executors are threads of each stream manager's embedded
+//! JVM, so the faults are the stream managers (with all their executors), the
+//! topology master and whole containers.
 
 #![allow(
     clippy::expect_used,
@@ -20,7 +23,7 @@ use std::time::{Duration, Instant};
 
 use egret_e2e::faults::Rng;
 use egret_e2e::{
-    Cluster, HarnessError, instance_processes, parent_pid, role_processes, wait_until,
+    Bridge, Cluster, HarnessError, instance_processes, parent_pid, role_processes, wait_until,
 };
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
@@ -139,6 +142,9 @@ const KINDS: [Kind; 5] = [
     Kind::Container,
 ];
 
+/// The faults with the JNI bridge: no process per executor to kill.
+const JNI_KINDS: [Kind; 3] = [Kind::StreamManager, Kind::TopologyMaster, Kind::Container];
+
 /// Candidates for a fault of `kind` now: (pid, target).
 fn candidates(home: &Path, kind: Kind) -> Vec<(i32, String)> {
     let instances = |prefixes: &[&str]| -> Vec<(i32, String)> {
@@ -168,7 +174,23 @@ fn candidates(home: &Path, kind: Kind) -> Vec<(i32, String)> {
 
 #[test]
 fn word_count_is_exact_under_20_kill_9() {
-    let cluster = Cluster::new("effectively-once").expect("cluster");
+    exact_under_kill_9(&Cluster::new("effectively-once").expect("cluster"));
+}
+
+#[test]
+fn word_count_is_exact_under_20_kill_9_with_the_jni_bridge() {
+    exact_under_kill_9(
+        &Cluster::with_bridge("effectively-once-jni", Bridge::Jni).expect("cluster"),
+    );
+}
+
+/// The fault run: `FAULTS` kills of the bridge's kinds (each kind once first, then
+/// seeded), then every sentence acked and the committed counts exact.
+fn exact_under_kill_9(cluster: &Cluster) {
+    let kinds: &[Kind] = match cluster.bridge() {
+        Bridge::Socket => &KINDS,
+        Bridge::Jni => &JNI_KINDS,
+    };
     let name = cluster.topology_name();
     let out = cluster.out_dir();
     let sentences = format!("sentences={SENTENCES}");
@@ -177,7 +199,7 @@ fn word_count_is_exact_under_20_kill_9() {
     eprintln!("submitting {CLASS} {name} {}", args.join(" "));
     cluster
         .submit_example_with(CLASS, &name, &args)
-        .unwrap_or_else(|e| fail_with(&cluster, &e));
+        .unwrap_or_else(|e| fail_with(cluster, &e));
     let started = Instant::now();
     wait_until(
         "a first commit of the count bolt",
@@ -185,17 +207,20 @@ fn word_count_is_exact_under_20_kill_9() {
         || (!committed(&out).1.is_empty()).then_some(()),
         || format!("acked so far: {}", acked(&out).len()),
     )
-    .unwrap_or_else(|e| fail_with(&cluster, &e));
+    .unwrap_or_else(|e| fail_with(cluster, &e));
+    cluster
+        .check_bridge(&name)
+        .unwrap_or_else(|e| fail_with(cluster, &e));
 
     let seed = egret_e2e::faults::seed(DEFAULT_SEED);
     eprintln!("effectively once: fault seed {seed} (EGRET_FAULT_SEED)");
     let mut rng = Rng(seed);
     for n in 0..FAULTS {
         thread::sleep(FAULT_SPACING);
-        let kind = KINDS[if n < KINDS.len() {
+        let kind = kinds[if n < kinds.len() {
             n
         } else {
-            rng.below(KINDS.len())
+            rng.below(kinds.len())
         }];
         let live = wait_until(
             &format!("a live process to kill for {kind:?}"),
@@ -206,7 +231,7 @@ fn word_count_is_exact_under_20_kill_9() {
             },
             String::new,
         )
-        .unwrap_or_else(|e| fail_with(&cluster, &e));
+        .unwrap_or_else(|e| fail_with(cluster, &e));
         let (pid, target) = live[rng.below(live.len())].clone();
         let gone = kill(Pid::from_raw(pid), Signal::SIGKILL).is_err();
         eprintln!(
@@ -228,7 +253,7 @@ fn word_count_is_exact_under_20_kill_9() {
         },
         || format!("acked {} of {SENTENCES}", acked(&out).len()),
     )
-    .unwrap_or_else(|e| fail_with(&cluster, &e));
+    .unwrap_or_else(|e| fail_with(cluster, &e));
     assert_eq!(all.len(), SENTENCES);
     eprintln!(
         "all {SENTENCES} sentences acked at t+{:.1}s",
@@ -249,7 +274,7 @@ fn word_count_is_exact_under_20_kill_9() {
         },
     );
     if let Err(e) = matched {
-        fail_with::<()>(&cluster, &e);
+        fail_with::<()>(cluster, &e);
     }
     // And they stay so: nothing replayed later counts again.
     thread::sleep(Duration::from_secs(3));
@@ -273,9 +298,19 @@ fn word_count_is_exact_under_20_kill_9() {
 /// an input), and the counts are exact.
 #[test]
 fn join_with_a_slow_input_completes_checkpoints_and_counts_exactly() {
+    join_with_a_slow_input(&Cluster::new("effectively-once-join").expect("cluster"));
+}
+
+#[test]
+fn join_with_a_slow_input_completes_checkpoints_and_counts_exactly_with_the_jni_bridge() {
+    join_with_a_slow_input(
+        &Cluster::with_bridge("effectively-once-join-jni", Bridge::Jni).expect("cluster"),
+    );
+}
+
+fn join_with_a_slow_input(cluster: &Cluster) {
     const SENTENCES_HERE: usize = 200;
     const SLOW: usize = 40;
-    let cluster = Cluster::new("effectively-once-join").expect("cluster");
     let name = cluster.topology_name();
     let out = cluster.out_dir();
     let sentences = format!("sentences={SENTENCES_HERE}");
@@ -284,7 +319,7 @@ fn join_with_a_slow_input_completes_checkpoints_and_counts_exactly() {
     eprintln!("submitting {CLASS} {name} {}", args.join(" "));
     cluster
         .submit_example_with(CLASS, &name, &args)
-        .unwrap_or_else(|e| fail_with(&cluster, &e));
+        .unwrap_or_else(|e| fail_with(cluster, &e));
     let halfway = wait_until(
         "half of the slow spout's words acked",
         Duration::from_secs(90),
@@ -295,7 +330,10 @@ fn join_with_a_slow_input_completes_checkpoints_and_counts_exactly() {
         },
         || format!("slow acked {}", acked_in(&out, "eo-slow-acked-", 1).len()),
     )
-    .unwrap_or_else(|e| fail_with(&cluster, &e));
+    .unwrap_or_else(|e| fail_with(cluster, &e));
+    cluster
+        .check_bridge(&name)
+        .unwrap_or_else(|e| fail_with(cluster, &e));
     wait_until(
         "every sentence and every slow word acked",
         Duration::from_secs(90),
@@ -312,7 +350,7 @@ fn join_with_a_slow_input_completes_checkpoints_and_counts_exactly() {
             )
         },
     )
-    .unwrap_or_else(|e| fail_with(&cluster, &e));
+    .unwrap_or_else(|e| fail_with(cluster, &e));
     let mut expected: BTreeMap<String, i64> = BTreeMap::new();
     for i in 0..SENTENCES_HERE {
         for w in words(i) {
@@ -332,7 +370,7 @@ fn join_with_a_slow_input_completes_checkpoints_and_counts_exactly() {
             format!("lost {lost}, duplicated {dup} (txids {txids:?}): {words}")
         },
     );
-    let txids = result.unwrap_or_else(|e| fail_with(&cluster, &e));
+    let txids = result.unwrap_or_else(|e| fail_with(cluster, &e));
     let last = txids.iter().copied().min().unwrap_or(0);
     eprintln!("join: checkpoints {halfway} (half the slow input) .. {last}, counts exact");
     assert!(

@@ -10,7 +10,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use egret_e2e::{
-    Bridge, Cluster, instance_pids, instance_processes, role_processes, task_files, wait_until,
+    Bridge, Cluster, instance_pids, instance_processes, read_metrics, role_processes, task_files,
+    wait_until,
 };
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
@@ -193,6 +194,34 @@ fn an_executor_whose_bolt_throws_is_restarted_inside_the_embedded_jvm() {
     assert!(
         instance_processes(cluster.home()).is_empty(),
         "an instance JVM runs with the JNI bridge"
+    );
+    // The restart is counted as the container counts an instance JVM's: the
+    // stream manager publishes egret.restarts of each executor it hosts.
+    let dir = cluster.topology_dir(&name);
+    let restarts = |component: &str| -> Option<f64> {
+        let (snapshots, _) = read_metrics(&dir);
+        snapshots
+            .values()
+            .filter(|s| s.process.starts_with("stmgr-"))
+            .find_map(|s| s.value("egret.restarts", component))
+    };
+    wait_until(
+        "egret.restarts of crasher-0 to count its restart",
+        Duration::from_secs(20),
+        || (restarts("crasher-0") == Some(1.0)).then_some(()),
+        || {
+            format!(
+                "crasher-0: {:?}, {:?}",
+                restarts("crasher-0"),
+                read_metrics(&dir)
+            )
+        },
+    )
+    .unwrap_or_else(|e| fail(&cluster, &e));
+    assert_eq!(
+        restarts("numbers-0"),
+        Some(0.0),
+        "the spout's executor was not restarted"
     );
     cluster.kill_and_check_clean(&name).expect("clean kill");
 }

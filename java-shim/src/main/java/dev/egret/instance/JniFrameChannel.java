@@ -39,11 +39,15 @@ public final class JniFrameChannel extends FrameChannel {
         this.handle = handle;
     }
 
-    /** A new connection of executor {@code instanceId} to the stream manager of this process. */
-    public static JniFrameChannel open(String instanceId, int maxFrameBytes) throws IOException {
+    /**
+     * A new connection of executor {@code instanceId} to the stream manager of this process;
+     * {@code restarts}: how often the executor was restarted in this JVM before the run that
+     * opens it (the stream manager publishes it as {@code egret.restarts}).
+     */
+    public static JniFrameChannel open(String instanceId, int maxFrameBytes, int restarts) throws IOException {
         long handle;
         try {
-            handle = open0(instanceId);
+            handle = open0(instanceId, restarts);
         } catch (RuntimeException e) {
             throw new IOException("the JNI bridge refused a channel for " + instanceId + ": " + e.getMessage(), e);
         }
@@ -138,7 +142,7 @@ public final class JniFrameChannel extends FrameChannel {
         }
     }
 
-    private static native long open0(String instanceId);
+    private static native long open0(String instanceId, int restarts);
 
     private static native int send0(long handle, ByteBuffer buffer, int length);
 

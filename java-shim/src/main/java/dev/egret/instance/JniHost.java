@@ -15,7 +15,9 @@ import org.slf4j.LoggerFactory;
  * whose stream manager connection could not be restored ends as with the socket bridge, its
  * error reported; here its thread starts it again in the same JVM after a backoff (1 s,
  * doubling to 30 s, back to 1 s once a run lasted a minute), as the container restarts an
- * instance JVM: its tasks are opened or prepared anew, as in a new instance JVM.
+ * instance JVM: its tasks are opened or prepared anew, as in a new instance JVM. Each run's
+ * channel carries how many restarts came before it, which the stream manager publishes as
+ * {@code egret.restarts} of the executor (what the container counts for an instance JVM).
  * Anything that ends the JVM (a crash, an {@code OutOfMemoryError}: the JVM is started with
  * {@code -XX:+ExitOnOutOfMemoryError}) ends the stream manager's process with it, and the
  * container restarts that process as any that dies.
@@ -39,10 +41,11 @@ public final class JniHost {
     private static void runRestarting(String instanceId, int frameMaxBytes) {
         long backoff = FIRST_BACKOFF_MS;
         String name = Thread.currentThread().getName();
-        while (true) {
+        for (int restarts = 0; ; restarts = restarts == Integer.MAX_VALUE ? restarts : restarts + 1) {
             long started = System.nanoTime();
-            int code = Instance.run(() -> JniFrameChannel.open(instanceId, frameMaxBytes), null, instanceId,
-                    Instance.RECONNECT_WINDOW_NANOS);
+            int before = restarts;
+            int code = Instance.run(() -> JniFrameChannel.open(instanceId, frameMaxBytes, before), null,
+                    instanceId, Instance.RECONNECT_WINDOW_NANOS);
             Thread.currentThread().setName(name);
             if (System.nanoTime() - started > STABLE_RUN_NANOS) {
                 backoff = FIRST_BACKOFF_MS;
