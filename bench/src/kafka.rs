@@ -250,6 +250,25 @@ pub fn records_rate(samples: &[(u64, u64)], start_ms: u64, end_ms: u64) -> Optio
     Some((b - a) / ((end_ms - start_ms) as f64 / 1000.0))
 }
 
+/// How long `finish_run` waits for the watcher's sample past the window's end.
+const WATCH_END_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Whether the watch file holds a sample taken at or after `at_ms` (unix ms)
+/// within `timeout`.
+fn wait_for_sample(file: &Path, at_ms: u64, timeout: Duration) -> bool {
+    let deadline = Instant::now() + timeout;
+    loop {
+        let text = std::fs::read_to_string(file).unwrap_or_default();
+        if parse_watch(&text).iter().any(|(t, _)| *t >= at_ms) {
+            return true;
+        }
+        if Instant::now() > deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
 /// The bench's broker: started in `dir`, killed on drop.
 pub struct Broker {
     child: Option<Child>,
@@ -558,11 +577,19 @@ impl Session {
         )?;
         let watch_file = self.dir.join(format!("{out}.offsets"));
         let watch_arg = watch_file.display().to_string();
-        let watcher = self.broker.spawn_tool(
-            "watch",
-            &[&out, &watch_arg],
-            &self.dir.join(format!("watch-{out}.log")),
-        )?;
+        let watch_log = self.dir.join(format!("watch-{out}.log"));
+        let watcher = self
+            .broker
+            .spawn_tool("watch", &[&out, &watch_arg], &watch_log)?;
+        // A watcher JVM slow to start (a loaded machine) would leave the window's
+        // start unsampled: the run starts once the first sample is written.
+        if !wait_for_sample(&watch_file, 0, TOOL_TIMEOUT) {
+            return Err(KafkaError::Tool(format!(
+                "the offsets watcher wrote no sample in {} s; see {}",
+                TOOL_TIMEOUT.as_secs(),
+                watch_log.display()
+            )));
+        }
         Ok(RunKafka {
             args: run_args(&self.bootstrap(), system, round, extra),
             group,
@@ -578,6 +605,9 @@ impl Session {
         start_ms: u64,
         end_ms: u64,
     ) -> Result<RunFigures, KafkaError> {
+        // The window's end needs a sample at or after it; the watcher samples every
+        // 500 ms, slower on a loaded machine. Without one the rate is `None`.
+        wait_for_sample(&run.watch_file, end_ms, WATCH_END_TIMEOUT);
         drop(run.watcher);
         let text = std::fs::read_to_string(&run.watch_file).unwrap_or_default();
         let records_per_sec = records_rate(&parse_watch(&text), start_ms, end_ms);
@@ -621,6 +651,21 @@ mod tests {
         assert_eq!(records_rate(&samples, 1000, 1600), None);
         assert_eq!(records_rate(&samples, 1500, 1000), None);
         assert_eq!(records_rate(&[], 0, 10), None);
+    }
+
+    #[test]
+    fn waiting_for_a_sample_needs_one_at_or_after_the_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("out.offsets");
+        let short = Duration::from_millis(200);
+        assert!(!wait_for_sample(&file, 0, short), "no file yet");
+        std::fs::write(&file, "1000 5\n1500 12\n").unwrap();
+        assert!(wait_for_sample(&file, 0, short));
+        assert!(wait_for_sample(&file, 1500, short));
+        assert!(
+            !wait_for_sample(&file, 1501, short),
+            "every sample is earlier"
+        );
     }
 
     #[test]
