@@ -5,7 +5,8 @@
 //! topology jar, `egret.instance.classpath.extra`: the topology's jar is on
 //! the JVM's own class path, as in Storm's worker, one class loader for the
 //! one topology of the container), and starts the container's executors as
-//! threads of it. Each executor connection reaches the stream manager as an
+//! threads of it, each writing its own `logs/<instance>.log` as its instance
+//! JVM would. Each executor connection reaches the stream manager as an
 //! [`InstanceConnection`], the type the socket's connections become too.
 //!
 //! Threads: the calling thread starts the JVM and the executors (attached
@@ -87,7 +88,8 @@ pub fn start_embedded(
         })?;
     let jvm = EmbeddedJvm::start(&jvm_config).map_err(bridge_error)?;
     for instance in &container.instances {
-        jvm.start_executor(&instance.instance_id, frame_max_bytes)
+        let log = dir.log_file(&instance.instance_id);
+        jvm.start_executor(&instance.instance_id, frame_max_bytes, &log)
             .map_err(bridge_error)?;
     }
     tracing::info!(

@@ -1,12 +1,15 @@
 //! The executors' host in the embedded JVM: the shim's
-//! `dev.egret.instance.JniHost`, whose `start(instanceId, frameCap)` runs one
-//! executor on its own JVM thread (restarting it there when it fails), over
-//! a [`crate::frames`] channel.
+//! `dev.egret.instance.JniHost`, whose `start(instanceId, frameCap, logFile)`
+//! runs one executor on its own JVM thread (restarting it there when it
+//! fails), over a [`crate::frames`] channel, its threads' output written to
+//! its own log file.
 //!
 //! Threads: the Rust thread that calls [`EmbeddedJvm::start`] or
 //! [`EmbeddedJvm::start_executor`] is attached to the JVM for the call;
 //! every executor thread, its reader and its writer are Java threads, which
 //! call into Rust only through the frame channel's natives.
+
+use std::path::Path;
 
 use jni::JavaVM;
 use jni::ids::JStaticMethodID;
@@ -54,7 +57,7 @@ impl EmbeddedJvm {
                     .get_static_method_id(
                         &host,
                         jni_str!("start"),
-                        jni::jni_sig!("(Ljava/lang/String;I)V"),
+                        jni::jni_sig!("(Ljava/lang/String;ILjava/lang/String;)V"),
                     )
                     .map_err(|e| BridgeError::from_jni(env, e))?;
                 let host = env
@@ -69,18 +72,37 @@ impl EmbeddedJvm {
         })
     }
 
-    /// Starts executor `instance_id` on its own JVM thread; returns once it is started.
-    pub fn start_executor(&self, instance_id: &str, frame_cap: u32) -> Result<(), BridgeError> {
+    /// Starts executor `instance_id` on its own JVM thread, writing its log to
+    /// `log_file`; returns once it is started.
+    pub fn start_executor(
+        &self,
+        instance_id: &str,
+        frame_cap: u32,
+        log_file: &Path,
+    ) -> Result<(), BridgeError> {
         let cap = i32::try_from(frame_cap).unwrap_or(i32::MAX);
+        let log = log_file.to_str().ok_or_else(|| {
+            BridgeError::Bridge(format!(
+                "the log file of executor {instance_id} is not UTF-8: {}",
+                log_file.display()
+            ))
+        })?;
         self.vm
             .attach_current_thread(|env: &mut Env<'_>| -> Result<(), BridgeError> {
                 let id = env
                     .new_string(instance_id)
                     .map_err(|e| BridgeError::from_jni(env, e))?;
-                let args = [jvalue { l: id.as_raw() }, jvalue { i: cap }];
+                let log = env
+                    .new_string(log)
+                    .map_err(|e| BridgeError::from_jni(env, e))?;
+                let args = [
+                    jvalue { l: id.as_raw() },
+                    jvalue { i: cap },
+                    jvalue { l: log.as_raw() },
+                ];
                 // SAFETY: `start_executor` was looked up on `host` with the
-                // signature (Ljava/lang/String;I)V, which `args` and the
-                // return type match.
+                // signature (Ljava/lang/String;ILjava/lang/String;)V, which
+                // `args` and the return type match.
                 #[allow(unsafe_code)]
                 let called = unsafe {
                     env.call_static_method_unchecked(

@@ -724,12 +724,39 @@ impl Cluster {
             Bridge::Jni if embedded.is_empty() => Err(HarnessError::Failed(
                 "bridge jni, but no stream manager logged its embedded JVM".to_owned(),
             )),
+            Bridge::Jni => self.check_executor_logs(name, &logs),
             Bridge::Socket if instances.is_empty() || !embedded.is_empty() => {
                 Err(HarnessError::Failed(format!(
                     "bridge socket, but instance JVMs {instances:?} and embedded JVMs in {embedded:?}"
                 )))
             }
             _ => Ok(()),
+        }
+    }
+
+    /// With the JNI bridge every executor writes its own `logs/<instance>.log`
+    /// (not the stream manager's log), as an instance JVM would.
+    fn check_executor_logs(&self, name: &str, logs: &Path) -> Result<()> {
+        let dir = egret_state_manager::TopologyDir::new(self.topology_dir(name));
+        let plan = dir
+            .read_packing_plan()
+            .map_err(|e| HarnessError::Failed(format!("the packing plan of {name}: {e}")))?;
+        let silent: Vec<&str> = plan
+            .containers
+            .iter()
+            .flat_map(|c| &c.instances)
+            .map(|i| i.instance_id.as_str())
+            .filter(|id| {
+                fs::metadata(logs.join(format!("{id}.log"))).map_or(true, |m| m.len() == 0)
+            })
+            .collect();
+        if silent.is_empty() {
+            Ok(())
+        } else {
+            Err(HarnessError::Failed(format!(
+                "bridge jni, but executors without a log of their own in {}: {silent:?}",
+                logs.display()
+            )))
         }
     }
 

@@ -6,7 +6,9 @@
 //! complete checkpoint's file of the bolt is corrupted on disk first (the topology
 //! deactivated, so that no newer checkpoint completes): the stream manager refuses it
 //! by its checksum, says so naming the file, and the previous checkpoint is used.
-//! The same run checks `egret checkpoints NAME`.
+//! The same run checks `egret checkpoints NAME`. Both run on each bridge: with jni the
+//! `kill -9` is of the stream manager whose embedded JVM runs the bolt (with whatever
+//! else that container runs).
 
 #![allow(
     clippy::expect_used,
@@ -20,7 +22,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use egret_e2e::jars::{LogWatch, message};
-use egret_e2e::{Cluster, instance_processes};
+use egret_e2e::{Bridge, Cluster, instance_processes, role_processes};
+use egret_state_manager::TopologyDir;
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 
@@ -201,12 +204,41 @@ fn egret_ok(cluster: &Cluster, args: &[&str]) -> String {
     out.combined()
 }
 
-/// Kills -9 every JVM of the bolt's instances.
-fn kill_bolt(cluster: &Cluster, bolt: &str) {
-    let victims: Vec<(i32, String)> = instance_processes(cluster.home())
-        .into_iter()
-        .filter(|(_, id)| id.starts_with(&format!("{bolt}-")))
-        .collect();
+/// Kills -9 every JVM of the bolt's instances: their instance JVMs with the socket
+/// bridge; with jni, the stream managers whose embedded JVMs run them.
+fn kill_bolt(cluster: &Cluster, name: &str, bolt: &str) {
+    let prefix = format!("{bolt}-");
+    let victims: Vec<(i32, String)> = match cluster.bridge() {
+        Bridge::Socket => instance_processes(cluster.home())
+            .into_iter()
+            .filter(|(_, id)| id.starts_with(&prefix))
+            .collect(),
+        Bridge::Jni => {
+            let plan = TopologyDir::new(cluster.topology_dir(name))
+                .read_packing_plan()
+                .expect("packing plan");
+            let hosts: Vec<u32> = plan
+                .containers
+                .iter()
+                .filter(|c| {
+                    c.instances
+                        .iter()
+                        .any(|i| i.instance_id.starts_with(&prefix))
+                })
+                .filter_map(|c| u32::try_from(c.index).ok())
+                .collect();
+            role_processes(cluster.home(), "stmgr")
+                .into_iter()
+                .filter(|p| p.index.is_some_and(|i| hosts.contains(&i)))
+                .map(|p| {
+                    (
+                        p.pid,
+                        format!("stmgr-{} (embedding {bolt})", p.index.unwrap_or(0)),
+                    )
+                })
+                .collect()
+        }
+    };
     assert!(!victims.is_empty(), "no JVM of {bolt} to kill");
     for (pid, id) in &victims {
         kill(Pid::from_raw(*pid), Signal::SIGKILL).expect("kill -9");
@@ -286,17 +318,26 @@ fn check_continues(w: &Watch, max_step: i64, step_is_a_value: bool) -> (i64, i64
 
 #[test]
 fn stateful_topology_state_survives_kill_and_a_corrupt_checkpoint() {
-    let cluster = Cluster::new("stateful-durable").expect("cluster");
+    stateful_topology(&Cluster::new("stateful-durable").expect("cluster"));
+}
+
+#[test]
+fn stateful_topology_state_survives_kill_and_a_corrupt_checkpoint_with_the_jni_bridge() {
+    stateful_topology(&Cluster::with_bridge("stateful-durable-jni", Bridge::Jni).expect("cluster"));
+}
+
+fn stateful_topology(cluster: &Cluster) {
     let name = cluster.topology_name();
-    submit(&cluster, "StatefulTopology", &name);
+    submit(cluster, "StatefulTopology", &name);
     let mut w = Watch::new("partialsum", running);
     cluster
         .watch_logs("three commits of partialsum", TIMEOUT, &mut w)
         .unwrap_or_else(|e| panic!("{e}"));
+    cluster.check_bridge(&name).expect("the cluster's bridge");
 
     // No checkpoint completes while the topology is deactivated (the checkpoint spout's
     // nextTuple is not called); an action in flight finishes within the pause.
-    egret_ok(&cluster, &["deactivate", &name]);
+    egret_ok(cluster, &["deactivate", &name]);
     std::thread::sleep(Duration::from_secs(2));
     let store = cluster.topology_dir(&name).join("checkpoints").join(&name);
     let complete = complete_checkpoints(&store);
@@ -305,7 +346,7 @@ fn stateful_topology_state_survives_kill_and_a_corrupt_checkpoint() {
         "two complete checkpoints in {}: {complete:?}",
         store.display()
     );
-    let listed = egret_ok(&cluster, &["checkpoints", &name]);
+    let listed = egret_ok(cluster, &["checkpoints", &name]);
     for (txid, _) in &complete {
         assert!(
             listed
@@ -332,8 +373,8 @@ fn stateful_topology_state_survives_kill_and_a_corrupt_checkpoint() {
     fs::write(&file, &bytes).expect("corrupt");
     eprintln!("corrupted byte {at} of {}", file.display());
 
-    kill_bolt(&cluster, "partialsum");
-    egret_ok(&cluster, &["activate", &name]);
+    kill_bolt(cluster, &name, "partialsum");
+    egret_ok(cluster, &["activate", &name]);
     let mut w = Watch::new("partialsum", restarted);
     cluster
         .watch_logs("partialsum restarted", TIMEOUT, &mut w)
@@ -362,14 +403,25 @@ fn stateful_topology_state_survives_kill_and_a_corrupt_checkpoint() {
 
 #[test]
 fn stateful_windowing_topology_state_survives_kill() {
-    let cluster = Cluster::new("stateful-window-durable").expect("cluster");
+    stateful_windowing_topology(&Cluster::new("stateful-window-durable").expect("cluster"));
+}
+
+#[test]
+fn stateful_windowing_topology_state_survives_kill_with_the_jni_bridge() {
+    stateful_windowing_topology(
+        &Cluster::with_bridge("stateful-window-durable-jni", Bridge::Jni).expect("cluster"),
+    );
+}
+
+fn stateful_windowing_topology(cluster: &Cluster) {
     let name = cluster.topology_name();
-    submit(&cluster, "StatefulWindowingTopology", &name);
+    submit(cluster, "StatefulWindowingTopology", &name);
     let mut w = Watch::new("sumbolt", running);
     cluster
         .watch_logs("three commits of sumbolt", TIMEOUT, &mut w)
         .unwrap_or_else(|e| panic!("{e}"));
-    kill_bolt(&cluster, "sumbolt");
+    cluster.check_bridge(&name).expect("the cluster's bridge");
+    kill_bolt(cluster, &name, "sumbolt");
     let mut w = Watch::new("sumbolt", restarted);
     cluster
         .watch_logs("sumbolt restarted", TIMEOUT, &mut w)

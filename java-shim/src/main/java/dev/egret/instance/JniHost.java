@@ -1,5 +1,8 @@
 package dev.egret.instance;
 
+import dev.egret.logging.ExecutorLogs;
+import java.io.IOException;
+import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -9,7 +12,8 @@ import org.slf4j.LoggerFactory;
  * stream manager's process embeds this JVM, starts the container's executors with
  * {@link #start}, each on its own thread over a {@link JniFrameChannel}, and they run as
  * with the socket bridge ({@link Instance#run}) minus the hello (the channel is made
- * in-process for that executor).
+ * in-process for that executor). Each executor writes its own log, as its instance JVM would
+ * ({@link ExecutorLogs}).
  *
  * <p>Failure: an executor whose task fails (user code threw, a task could not start) or
  * whose stream manager connection could not be restored ends as with the socket bridge, its
@@ -31,9 +35,22 @@ public final class JniHost {
     private JniHost() {
     }
 
-    /** Starts executor {@code instanceId} on a new thread and returns (called from Rust). */
-    public static void start(String instanceId, int frameMaxBytes) {
-        Thread t = new Thread(() -> runRestarting(instanceId, frameMaxBytes), "executor-" + instanceId);
+    /**
+     * Starts executor {@code instanceId} on a new thread and returns (called from Rust). The
+     * executor's threads write their {@code System.out}, {@code System.err} and log lines to
+     * {@code logFile}, its own log ({@link ExecutorLogs}).
+     */
+    public static void start(String instanceId, int frameMaxBytes, String logFile) {
+        ExecutorLogs.install();
+        Thread t = new Thread(() -> {
+            try {
+                ExecutorLogs.routeCurrentThread(Path.of(logFile));
+            } catch (IOException | RuntimeException e) {
+                LOG.warn("Executor {} cannot write its log {} ({}); it logs to the stream manager's log",
+                        instanceId, logFile, e.toString());
+            }
+            runRestarting(instanceId, frameMaxBytes);
+        }, "executor-" + instanceId);
         t.setContextClassLoader(JniHost.class.getClassLoader());
         t.start();
     }
