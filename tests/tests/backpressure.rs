@@ -13,6 +13,8 @@
 //!   equals the bolt's own execute rate within 10%; the metrics show
 //!   backpressure engaging and lifting; after a recovery and a drain nothing is
 //!   lost (every id emitted is acked once, the bolt saw every (key, seq)).
+//!   Also with the JNI bridge, where a stream manager's bound adds its embedded
+//!   JVM (its executors' heaps and one JVM's overhead).
 //! - `slow_bolt_recovering_lifts_backpressure`: the bolt stops sleeping mid-run
 //!   (marker file); throughput rises above 5× the slow rate, and backpressure
 //!   lifts (`egret.backpressure.active` back to 0 once the spout stops).
@@ -37,6 +39,7 @@ use egret_e2e::{
     numbered_files, parent_pid, process_memory, read_metrics, role_processes, task_files,
     wait_until,
 };
+use egret_state_manager::TopologyDir;
 
 const CLASS: &str = "SlowBoltTopology";
 const HIGH_WATERMARK: u64 = 1 << 20;
@@ -401,10 +404,9 @@ impl Peaks {
             .filter(|(l, _)| !l.starts_with("stmgr-"))
     }
 
-    /// Outbound queues of the stream manager of container `index`: one per
+    /// Outbound queues of a stream manager with `local` instances: one per
     /// local instance, one per peer stream manager.
-    fn destinations(&self, index: u32) -> u64 {
-        let local = self.instances().filter(|(_, e)| e.0 == Some(index)).count() as u64;
+    fn destinations(&self, local: u64) -> u64 {
         let peers = self.stream_managers().count() as u64 - 1;
         local + peers
     }
@@ -543,18 +545,39 @@ fn metric(
         .collect()
 }
 
+/// Container index → how many instances (executors) the packing plan gives it.
+fn planned_instances(cluster: &Cluster, name: &str) -> BTreeMap<u32, u64> {
+    let plan = TopologyDir::new(cluster.topology_dir(name))
+        .read_packing_plan()
+        .expect("packing plan");
+    plan.containers
+        .iter()
+        .filter_map(|c| Some((u32::try_from(c.index).ok()?, c.instances.len() as u64)))
+        .collect()
+}
+
 #[test]
 fn slow_bolt_bounds_memory_and_paces_the_spout() {
-    let cluster = Cluster::new("bp-slow").expect("cluster");
+    slow_bolt_bounds(&Cluster::new("bp-slow").expect("cluster"));
+}
+
+/// With the JNI bridge the executors' memory is the stream managers' (their embedded
+/// JVMs): each one's bound adds its executors' heaps and one JVM's overhead.
+#[test]
+fn slow_bolt_bounds_memory_and_paces_the_spout_with_the_jni_bridge() {
+    slow_bolt_bounds(&Cluster::with_bridge("bp-slow-jni", Bridge::Jni).expect("cluster"));
+}
+
+fn slow_bolt_bounds(cluster: &Cluster) {
     let name = cluster.topology_name();
-    submit(&cluster, &name);
+    submit(cluster, &name);
     let home = cluster.home().to_path_buf();
     let mut peaks = Peaks::default();
 
     // The slow phase: 25 s from the first ack. Throughput is compared over
     // the part of it after the first 5 s (queues filled, backpressure in its
     // engage/lift cycle), between two resumes of the spout (see resume_window).
-    let first_ack = wait_first_ack(&cluster);
+    let first_ack = wait_first_ack(cluster);
     sample_for(&home, &mut peaks, Duration::from_secs(25));
     let slow_obs = Observed::progress(&cluster.out_dir());
     // The window runs between two resumes of the spout, 5 s apart at least
@@ -595,6 +618,14 @@ fn slow_bolt_bounds_memory_and_paces_the_spout() {
 
     // Memory: fails if a queue grows past its watermark (see SM_PER_DESTINATION_KIB)
     // or if an instance holds more than its heap allows.
+    cluster.check_bridge(&name).expect("the cluster's bridge");
+    let planned = planned_instances(cluster, &name);
+    assert_eq!(
+        planned.values().sum::<u64>(),
+        3,
+        "spout-0, slow-0, slow-1 planned: {planned:?}"
+    );
+    let jni = cluster.bridge() == Bridge::Jni;
     let sms: Vec<_> = peaks.stream_managers().collect();
     assert_eq!(
         sms.len(),
@@ -604,22 +635,31 @@ fn slow_bolt_bounds_memory_and_paces_the_spout() {
     );
     for (label, e) in &sms {
         let index = e.0.expect("a stream manager has an index");
-        let dests = peaks.destinations(index);
-        let bound = SM_BASE_KIB + SM_PER_DESTINATION_KIB * dests;
+        let local = planned.get(&index).copied().unwrap_or(0);
+        let dests = peaks.destinations(local);
+        let queues = SM_BASE_KIB + SM_PER_DESTINATION_KIB * dests;
+        // jni: the embedded JVM, heap capped at its executors' heaps.
+        let embedded = if jni {
+            local * INSTANCE_HEAP_KIB + JVM_OVERHEAD_KIB
+        } else {
+            0
+        };
+        let bound = queues + embedded;
         assert!(
             Peaks::peak_kib(e) <= bound,
             "{label} peaked at {:.1} MiB, above {:.1} MiB (baseline + 4 × high watermark × \
-             {dests} destinations)\n{}",
+             {dests} destinations, + {:.1} MiB for an embedded JVM of {local} executors)\n{}",
             mib(Peaks::peak_kib(e)),
             mib(bound),
+            mib(embedded),
             peaks.report()
         );
     }
     let instances: Vec<_> = peaks.instances().collect();
     assert_eq!(
         instances.len(),
-        3,
-        "expected spout-0, slow-0, slow-1: {}",
+        if jni { 0 } else { 3 },
+        "instance JVMs (spout-0, slow-0, slow-1 with the socket bridge; none with jni): {}",
         peaks.report()
     );
     for (label, e) in &instances {
@@ -713,8 +753,8 @@ fn slow_bolt_bounds_memory_and_paces_the_spout() {
     assert!(any_time.values().all(|t| *t > 0.0), "{any_time:?}");
 
     // Recover, stop the spout, let every tree finish: nothing may be missing.
-    recover(&cluster);
-    let drained = drain(&cluster, &name);
+    recover(cluster);
+    let drained = drain(cluster, &name);
     eprintln!(
         "drained: {} ids emitted, {} acked, {} seen by the bolt, {} fails",
         drained.emitted().len(),
@@ -723,7 +763,7 @@ fn slow_bolt_bounds_memory_and_paces_the_spout() {
         drained.fails
     );
     assert_nothing_lost(&drained);
-    wait_backpressure_lifted(&cluster, &name);
+    wait_backpressure_lifted(cluster, &name);
     cluster.kill_and_check_clean(&name).expect("clean kill");
 }
 
