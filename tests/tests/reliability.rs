@@ -11,6 +11,9 @@
 //!   container, in several rounds), at-least-once: every message id acked, no
 //!   gap at the sink, duplicates counted; the restart counters show the restarts;
 //! - the same faults, at-most-once: nothing duplicated, the loss counted.
+//! - both fault tests again with the JNI bridge, where the executors are
+//!   threads of their stream manager: the faults kill stream managers (with
+//!   their embedded JVMs), the master and whole containers, in three rounds.
 //!
 //! The fault schedule is drawn from `EGRET_FAULT_SEED` (default below), and
 //! every fault is printed with its time, so a failing run can be replayed.
@@ -44,6 +47,8 @@ const AT_MOST_ONCE: &str = "at-most-once";
 const DEFAULT_SEED: u64 = 0x5eed_0004;
 /// Rounds of the five fault kinds.
 const FAULT_ROUNDS: usize = 2;
+/// Rounds with the JNI bridge, whose rounds have three kinds of process.
+const JNI_FAULT_ROUNDS: usize = 3;
 /// Pause before each fault.
 const FAULT_SPACING: Duration = Duration::from_secs(4);
 
@@ -232,6 +237,19 @@ const KINDS: [Kind; 5] = [
     Kind::Container,
 ];
 
+/// With the JNI bridge the executors are threads of their stream manager's
+/// process: killing one of them is killing the stream manager.
+const JNI_KINDS: [Kind; 3] = [Kind::StreamManager, Kind::TopologyMaster, Kind::Container];
+
+/// The kinds of process a fault can kill on `bridge`, and the rounds of them
+/// (about ten faults on either).
+fn fault_plan(bridge: Bridge) -> (&'static [Kind], usize) {
+    match bridge {
+        Bridge::Socket => (&KINDS, FAULT_ROUNDS),
+        Bridge::Jni => (&JNI_KINDS, JNI_FAULT_ROUNDS),
+    }
+}
+
 /// One `kill -9`.
 #[derive(Debug, Clone)]
 struct Fault {
@@ -289,8 +307,9 @@ fn candidates(home: &Path, kind: Kind) -> Vec<(i32, String, Option<u32>)> {
 /// process (still restarting) is waited for.
 fn inject_faults(cluster: &Cluster, rng: &mut Rng, started: Instant) -> Vec<Fault> {
     let mut faults = Vec::new();
-    for round in 0..FAULT_ROUNDS {
-        let mut order = KINDS;
+    let (kinds, rounds) = fault_plan(cluster.bridge());
+    for round in 0..rounds {
+        let mut order = kinds.to_vec();
         rng.shuffle(&mut order);
         for kind in order {
             thread::sleep(FAULT_SPACING);
@@ -443,6 +462,9 @@ fn run_with_faults(cluster: &Cluster, mode: &str, w: Workload) -> (String, Vec<F
         || Observed::read(&out).summary(w),
     )
     .unwrap_or_else(|e| fail_with(cluster, &e));
+    cluster
+        .check_bridge(&name)
+        .unwrap_or_else(|e| fail_with(cluster, &e));
     let seed = seed();
     eprintln!("{mode}: fault seed {seed} (EGRET_FAULT_SEED)");
     let mut rng = Rng(seed);
@@ -459,17 +481,27 @@ fn run_with_faults(cluster: &Cluster, mode: &str, w: Workload) -> (String, Vec<F
 
 #[test]
 fn at_least_once_under_faults_acks_everything_without_gaps() {
-    let cluster = Cluster::new("faults-alo").expect("cluster");
+    at_least_once_under_faults(&Cluster::new("faults-alo").expect("cluster"));
+}
+
+#[test]
+fn at_least_once_under_faults_acks_everything_without_gaps_with_the_jni_bridge() {
+    at_least_once_under_faults(
+        &Cluster::with_bridge("faults-alo-jni", Bridge::Jni).expect("cluster"),
+    );
+}
+
+fn at_least_once_under_faults(cluster: &Cluster) {
     let w = Workload {
         keys: 20,
         seqs: 150,
     };
-    let (name, faults, started) = run_with_faults(&cluster, AT_LEAST_ONCE, w);
+    let (name, faults, started) = run_with_faults(cluster, AT_LEAST_ONCE, w);
     let mut problems = Vec::new();
-    if let Err(e) = try_wait_all_acked(&cluster, w, Duration::from_secs(180)) {
+    if let Err(e) = try_wait_all_acked(cluster, w, Duration::from_secs(180)) {
         problems.push(e.to_string());
     }
-    let o = settle(&cluster, Duration::from_secs(3), Duration::from_secs(30));
+    let o = settle(cluster, Duration::from_secs(3), Duration::from_secs(30));
 
     let (dup_acked_msgs, extra_acks) = duplicates(&o.acked);
     let (dup_sink_msgs, extra_sink) = duplicates(&o.sink);
@@ -521,29 +553,39 @@ fn at_least_once_under_faults_acks_everything_without_gaps() {
             ));
         }
     }
-    if let Err(e) = check_restart_metrics(&cluster, &name, &faults) {
+    if let Err(e) = check_restart_metrics(cluster, &name, &faults) {
         problems.push(e);
     }
-    assert_no_problems(&cluster, &problems);
+    assert_no_problems(cluster, &problems);
 
     cluster.kill_and_check_clean(&name).expect("clean kill");
 }
 
 #[test]
 fn at_most_once_under_faults_never_duplicates() {
-    let cluster = Cluster::new("faults-amo").expect("cluster");
+    at_most_once_under_faults(&Cluster::new("faults-amo").expect("cluster"));
+}
+
+#[test]
+fn at_most_once_under_faults_never_duplicates_with_the_jni_bridge() {
+    at_most_once_under_faults(
+        &Cluster::with_bridge("faults-amo-jni", Bridge::Jni).expect("cluster"),
+    );
+}
+
+fn at_most_once_under_faults(cluster: &Cluster) {
     let w = Workload {
         keys: 20,
         seqs: 150,
     };
-    let (name, faults, started) = run_with_faults(&cluster, AT_MOST_ONCE, w);
+    let (name, faults, started) = run_with_faults(cluster, AT_MOST_ONCE, w);
     let out = cluster.out_dir();
     let mut problems = Vec::new();
     let emitted_all = wait_all_logged(&out, w, true, Duration::from_secs(180));
     if let Err(e) = emitted_all {
         problems.push(e.to_string());
     }
-    let o = settle(&cluster, Duration::from_secs(3), Duration::from_secs(30));
+    let o = settle(cluster, Duration::from_secs(3), Duration::from_secs(30));
 
     let lost = w.missing(&o.sink);
     eprintln!(
@@ -592,10 +634,10 @@ fn at_most_once_under_faults_never_duplicates() {
     if lost.len() == w.total() {
         problems.push(format!("nothing reached the sink: {}", o.summary(w)));
     }
-    if let Err(e) = check_restart_metrics(&cluster, &name, &faults) {
+    if let Err(e) = check_restart_metrics(cluster, &name, &faults) {
         problems.push(e);
     }
-    assert_no_problems(&cluster, &problems);
+    assert_no_problems(cluster, &problems);
 
     cluster.kill_and_check_clean(&name).expect("clean kill");
 }
