@@ -8,6 +8,8 @@
 //! - `egret-eo-10s`: effectively once with a checkpoint every 10 s
 //!   (snapshots only: low overhead, everything since the last one replayed);
 //! - `egret-eo-1s`: effectively once at Storm's default interval (1 s);
+//! - `egret-eo-1s-pause`: the same, aligned by pausing the spouts at each
+//!   PREPARE instead of buffering (`egret.checkpoint.alignment.bytes=0`);
 //! - `egret-eo-100ms`: effectively once with frequent snapshots (100 ms:
 //!   higher overhead, little to replay).
 //!
@@ -78,6 +80,15 @@ pub fn modes() -> Vec<Mode> {
             "EFFECTIVELY_ONCE",
             1000,
         ),
+        Mode {
+            system: "egret-eo-1s-pause",
+            what: "effectively once, snapshots every 1 s, aligned by pausing the spouts",
+            options: [
+                mode("", "", "EFFECTIVELY_ONCE", 1000).options,
+                vec!["egret.checkpoint.alignment.bytes=0".to_owned()],
+            ]
+            .concat(),
+        },
         mode(
             "egret-eo-100ms",
             "effectively once, snapshots every 100 ms (higher overhead, short replay)",
@@ -232,7 +243,13 @@ mod tests {
     #[test]
     fn every_mode_names_its_guarantee_and_interval() {
         let all = modes();
-        assert_eq!(all.len(), 4);
+        assert_eq!(all.len(), 5);
+        let pause = find("egret-eo-1s-pause").unwrap();
+        assert!(
+            pause
+                .options
+                .contains(&"egret.checkpoint.alignment.bytes=0".to_owned())
+        );
         assert!(
             all[0]
                 .options

@@ -77,7 +77,7 @@ pub struct BenchArgs {
     /// Also run Egret with two Graphite sinks, one at a port that accepts and never reads, one at a port nothing listens on (system egret-sinks, after egret): throughput with stalled sinks beside without
     #[arg(long)]
     graphite_sinks: bool,
-    /// Measure the delivery guarantees on Egret alone: the bench's stateful workload (dev.egret.bench.StatefulCountTopology: a replayable spout into a stateful count bolt) as egret-atleast (at-least-once), egret-eo-10s, egret-eo-1s and egret-eo-100ms (effectively once, checkpoints every 10 s, 1 s, 100 ms), in place of --systems; after each window one count bolt JVM is killed (kill -9) and the time until acks are back to half the window's rate is reported; args after -- go to its main (spouts=N, bolts=N, keys=N)
+    /// Measure the delivery guarantees on Egret alone: the bench's stateful workload (dev.egret.bench.StatefulCountTopology: a replayable spout into a stateful count bolt) as egret-atleast (at-least-once), egret-eo-10s, egret-eo-1s, egret-eo-1s-pause and egret-eo-100ms (effectively once, checkpoints every 10 s, 1 s (buffered alignment, or pausing the spouts), 100 ms), in place of --systems; after each window one count bolt JVM is killed (kill -9) and the time until acks are back to half the window's rate is reported; args after -- go to its main (spouts=N, bolts=N, keys=N)
     #[arg(long)]
     guarantees: bool,
     /// Also run the no-framework ceiling (the topology's spouts and bolts called directly in one JVM thread)

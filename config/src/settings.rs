@@ -46,6 +46,11 @@ pub const CHECKPOINT_DIR: &str = "egret.checkpoint.dir";
 /// How many complete checkpoints are kept.
 pub const CHECKPOINT_RETAIN: &str = "egret.checkpoint.retain";
 pub const DEFAULT_CHECKPOINT_RETAIN: u32 = 3;
+/// Effectively once: the bytes of input a task may hold while it aligns a
+/// checkpoint's markers (the inputs that are ahead); 0: the data spouts pause
+/// from each PREPARE to its COMMIT instead, and nothing is buffered.
+pub const CHECKPOINT_ALIGNMENT_BYTES: &str = "egret.checkpoint.alignment.bytes";
+pub const DEFAULT_CHECKPOINT_ALIGNMENT_BYTES: u64 = 16 * 1024 * 1024;
 /// What an instance JVM may use beyond its heap before its memory limit.
 pub const DEFAULT_JVM_OVERHEAD_MB: u32 = 256;
 
@@ -228,6 +233,8 @@ pub fn resolve(config: &ConfigMap) -> Result<TopologySettings, SettingsError> {
         },
         Some(_) => return Err(bad(BRIDGE, "one of socket, jni", config)),
     };
+    let alignment_buffer_bytes = non_negative_u64(config, CHECKPOINT_ALIGNMENT_BYTES)?
+        .unwrap_or(DEFAULT_CHECKPOINT_ALIGNMENT_BYTES);
     Ok(TopologySettings {
         frame_max_bytes: u32::try_from(frame_max_bytes).unwrap_or(DEFAULT_FRAME_MAX_BYTES),
         batch_size,
@@ -244,6 +251,7 @@ pub fn resolve(config: &ConfigMap) -> Result<TopologySettings, SettingsError> {
         jvm_overhead_mb,
         bridge: bridge as i32,
         effectively_once,
+        alignment_buffer_bytes,
     })
 }
 
@@ -436,7 +444,7 @@ pub fn describe(s: &TopologySettings) -> String {
          {INSTANCE_INBOUND_BYTES}={} \
          {INSTANCE_OUTBOUND_BYTES}={} {HIGH_WATERMARK}={} {LOW_WATERMARK}={} acking={} \
          {MESSAGE_TIMEOUT_SECS}={} {ENABLE_MESSAGE_TIMEOUTS}={} {ISOLATION}={} {JVM_OVERHEAD_MB}={} \
-         {BRIDGE}={} {RELIABILITY_MODE}={}",
+         {BRIDGE}={} {RELIABILITY_MODE}={} {CHECKPOINT_ALIGNMENT_BYTES}={}",
         s.frame_max_bytes,
         s.batch_size,
         s.batch_flush_ms,
@@ -452,6 +460,7 @@ pub fn describe(s: &TopologySettings) -> String {
         s.jvm_overhead_mb,
         bridge_name(s.bridge()),
         mode_of(s).name(),
+        s.alignment_buffer_bytes,
     )
 }
 
@@ -568,6 +577,14 @@ fn positive_u64(config: &ConfigMap, key: &'static str) -> Result<Option<u64>, Se
         .transpose()
 }
 
+fn non_negative_u64(config: &ConfigMap, key: &'static str) -> Result<Option<u64>, SettingsError> {
+    int(config, key)?
+        .map(|n| {
+            u64::try_from(n).map_err(|_| bad(key, "a non-negative integer number of bytes", config))
+        })
+        .transpose()
+}
+
 fn boolean(config: &ConfigMap, key: &'static str) -> Result<Option<bool>, SettingsError> {
     match config.get(key) {
         None | Some(Value::Null) => Ok(None),
@@ -640,9 +657,33 @@ mod tests {
         }
         let line = describe(&resolve(&config(&[(BRIDGE, json!("jni"))])).unwrap());
         assert!(
-            line.ends_with("egret.instance.bridge=jni topology.reliability.mode=ATLEAST_ONCE"),
+            line.ends_with(
+                "egret.instance.bridge=jni topology.reliability.mode=ATLEAST_ONCE \
+                 egret.checkpoint.alignment.bytes=16777216"
+            ),
             "{line}"
         );
+    }
+
+    #[test]
+    fn the_alignment_bound_is_a_non_negative_byte_count_and_zero_means_pausing() {
+        let with = |value: Value| {
+            resolve(&config(&[(CHECKPOINT_ALIGNMENT_BYTES, value)]))
+                .map(|s| s.alignment_buffer_bytes)
+        };
+        assert_eq!(
+            resolve(&ConfigMap::new()).unwrap().alignment_buffer_bytes,
+            16 << 20
+        );
+        assert_eq!(with(json!(0)).unwrap(), 0);
+        assert_eq!(with(json!("4096")).unwrap(), 4096);
+        for bad_value in [json!(-1), json!("lots"), json!([1])] {
+            let err = with(bad_value.clone()).unwrap_err().to_string();
+            assert!(
+                err.contains(CHECKPOINT_ALIGNMENT_BYTES) && err.contains("integer"),
+                "{bad_value}: {err}"
+            );
+        }
     }
 
     #[test]
@@ -666,6 +707,7 @@ mod tests {
                 jvm_overhead_mb: 256,
                 bridge: Bridge::Socket as i32,
                 effectively_once: false,
+                alignment_buffer_bytes: DEFAULT_CHECKPOINT_ALIGNMENT_BYTES,
             }
         );
         let nulls: Vec<(&str, Value)> = [
@@ -725,6 +767,7 @@ mod tests {
             jvm_overhead_mb: 256,
             bridge: Bridge::Socket as i32,
             effectively_once: false,
+            alignment_buffer_bytes: DEFAULT_CHECKPOINT_ALIGNMENT_BYTES,
         };
         assert_eq!(resolve(&n).unwrap(), expected);
         assert_eq!(resolve(&f).unwrap(), expected);

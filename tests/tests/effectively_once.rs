@@ -10,6 +10,12 @@
 //! the JNI bridge the executors are threads of each stream manager's embedded
 //! JVM, so the faults are the stream managers (with all their executors), the
 //! topology master and whole containers.
+//!
+//! The join tests check the alignment of markers: a count bolt reading the
+//! split bolt and a slow path holds the inputs that are ahead, under
+//! `egret.checkpoint.alignment.bytes` (read from its log lines); with a bound
+//! a few tuples pass, alignments give up, the topology rolls back and
+//! checkpoints still complete with exact counts.
 
 #![allow(
     clippy::expect_used,
@@ -291,31 +297,82 @@ fn exact_under_kill_9(cluster: &Cluster) {
     cluster.kill_and_check_clean(&name).expect("kill");
 }
 
+/// The alignment bound of the join test: above anything its inputs can have in
+/// flight (`topology.max.spout.pending` 50 per spout task), so no alignment
+/// passes it.
+const JOIN_ALIGNMENT_BYTES: u64 = 64 * 1024;
+/// A bound a few word tuples pass: the fallback's test.
+const TINY_ALIGNMENT_BYTES: u64 = 64;
+
 /// A join shape: the count bolt reads the split bolt and a second, slow spout
-/// (4 words a second) straight; its markers come from both, so each
-/// checkpoint waits for the slow input's marker. Checkpoints keep completing
-/// while the slow spout emits (the spouts pause instead of any task buffering
-/// an input), and the counts are exact.
+/// (4 words a second, through a relay bolt taking 150 ms a tuple, so its
+/// markers come late); each checkpoint waits for the slow input's marker
+/// while the count bolt holds the split bolt's tuples that are ahead of it.
+/// Checkpoints keep completing while the slow spout emits, the tuples held
+/// stay under `egret.checkpoint.alignment.bytes` (and some were held), and the
+/// counts are exact.
 #[test]
 fn join_with_a_slow_input_completes_checkpoints_and_counts_exactly() {
-    join_with_a_slow_input(&Cluster::new("effectively-once-join").expect("cluster"));
+    join_with_a_slow_input(
+        &Cluster::new("effectively-once-join").expect("cluster"),
+        JOIN_ALIGNMENT_BYTES,
+    );
 }
 
 #[test]
 fn join_with_a_slow_input_completes_checkpoints_and_counts_exactly_with_the_jni_bridge() {
     join_with_a_slow_input(
         &Cluster::with_bridge("effectively-once-join-jni", Bridge::Jni).expect("cluster"),
+        JOIN_ALIGNMENT_BYTES,
     );
 }
 
-fn join_with_a_slow_input(cluster: &Cluster) {
+/// The same join with a bound of 64 bytes: alignments give up (the
+/// checkpoint fails, the topology rolls back, the next checkpoint aligns by
+/// pausing the spouts), and checkpoints still complete with exact counts.
+#[test]
+fn join_whose_alignment_passes_its_bound_falls_back_and_counts_exactly() {
+    join_with_a_slow_input(
+        &Cluster::new("effectively-once-join-bound").expect("cluster"),
+        TINY_ALIGNMENT_BYTES,
+    );
+}
+
+/// The alignment lines of the topology's logs: the most bytes any task held
+/// (`held at most N bytes`), and how many alignments gave up.
+fn alignment_report(cluster: &Cluster) -> (u64, usize) {
+    let mut most = 0u64;
+    let mut gave_up = 0usize;
+    for text in cluster.logs().values() {
+        for line in text.lines() {
+            if line.contains("gives up aligning checkpoint") {
+                gave_up += 1;
+            }
+            if let Some(rest) = line.split("held at most ").nth(1)
+                && let Some(n) = rest.split(' ').next().and_then(|n| n.parse::<u64>().ok())
+            {
+                most = most.max(n);
+            }
+        }
+    }
+    (most, gave_up)
+}
+
+fn join_with_a_slow_input(cluster: &Cluster, align: u64) {
     const SENTENCES_HERE: usize = 200;
     const SLOW: usize = 40;
     let name = cluster.topology_name();
     let out = cluster.out_dir();
     let sentences = format!("sentences={SENTENCES_HERE}");
     let slow = format!("slow={SLOW}");
-    let args = [sentences.as_str(), slow.as_str(), "rate=20", "workers=2"];
+    let align_arg = format!("align={align}");
+    let args = [
+        sentences.as_str(),
+        slow.as_str(),
+        "rate=20",
+        "workers=2",
+        align_arg.as_str(),
+    ];
     eprintln!("submitting {CLASS} {name} {}", args.join(" "));
     cluster
         .submit_example_with(CLASS, &name, &args)
@@ -372,10 +429,30 @@ fn join_with_a_slow_input(cluster: &Cluster) {
     );
     let txids = result.unwrap_or_else(|e| fail_with(cluster, &e));
     let last = txids.iter().copied().min().unwrap_or(0);
-    eprintln!("join: checkpoints {halfway} (half the slow input) .. {last}, counts exact");
+    let (most_held, gave_up) = alignment_report(cluster);
+    eprintln!(
+        "join: checkpoints {halfway} (half the slow input) .. {last}, counts exact; \
+         alignment bound {align} bytes: at most {most_held} bytes held, {gave_up} alignments gave up"
+    );
     assert!(
         last >= halfway + 3,
         "checkpoints did not keep completing with the slow input: {halfway} then {last}"
     );
+    assert!(
+        most_held <= align,
+        "a task held {most_held} bytes aligning, over the bound of {align}"
+    );
+    if align >= JOIN_ALIGNMENT_BYTES {
+        assert!(
+            most_held > 0,
+            "no task held a tuple while aligning: the slow input's markers never came late"
+        );
+        assert_eq!(gave_up, 0, "an alignment passed the bound of {align} bytes");
+    } else {
+        assert!(
+            gave_up > 0,
+            "no alignment passed the bound of {align} bytes (at most {most_held} held)"
+        );
+    }
     cluster.kill_and_check_clean(&name).expect("kill");
 }

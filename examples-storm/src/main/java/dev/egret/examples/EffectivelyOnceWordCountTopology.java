@@ -47,14 +47,18 @@ import org.apache.storm.tuple.Values;
  * (topology.max.spout.pending; 50), {@code interval} (topology.state.checkpoint.interval.ms;
  * 500), {@code eo} (1: topology.reliability.mode EFFECTIVELY_ONCE, 0: left unset), {@code slow}
  * (0; n > 0: a second spout, {@code slowwords}, one task, emits the first word of sentences
- * {@code 0..n-1} at 4 per second straight into the count bolt, which then reads two spouts'
- * markers, one of them slow; acked log {@code <out>/eo-slow-acked-0.log}).
+ * {@code 0..n-1} at 4 per second through a relay bolt, {@code slowrelay}, that takes {@code
+ * delay} ms (150) per tuple, into the count bolt, which then aligns markers from the split
+ * bolt's tasks and from the slow relay, whose markers come late; acked log {@code
+ * <out>/eo-slow-acked-0.log}), {@code align} (egret.checkpoint.alignment.bytes; -1: left
+ * unset).
  */
 public final class EffectivelyOnceWordCountTopology {
     public static final String SPOUT = "sentences";
     public static final String SPLIT = "split";
     public static final String COUNT = "count";
     public static final String SLOW = "slowwords";
+    public static final String SLOW_RELAY = "slowrelay";
 
     private EffectivelyOnceWordCountTopology() {}
 
@@ -175,6 +179,30 @@ public final class EffectivelyOnceWordCountTopology {
         }
     }
 
+    /** Passes a word on after {@code delayMs}: the slow path's markers wait behind its tuples. */
+    public static final class SlowRelayBolt extends BaseBasicBolt {
+        private final int delayMs;
+
+        public SlowRelayBolt(int delayMs) {
+            this.delayMs = delayMs;
+        }
+
+        @Override
+        public void execute(Tuple input, BasicOutputCollector collector) {
+            try {
+                Thread.sleep(delayMs);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            collector.emit(new Values(input.getString(0)));
+        }
+
+        @Override
+        public void declareOutputFields(OutputFieldsDeclarer declarer) {
+            declarer.declare(new Fields("word"));
+        }
+    }
+
     /** Counts words in its state; reports what it commits. */
     public static final class CountBolt extends BaseStatefulBolt<KeyValueState<String, Long>> {
         private final String outDir;
@@ -238,6 +266,8 @@ public final class EffectivelyOnceWordCountTopology {
         }
         Map<String, Integer> o = new HashMap<>(Map.of("sentences", 2000, "rate", 0, "spouts", 2, "workers", 3,
                 "timeout", 5, "pending", 50, "interval", 500, "eo", 1, "slow", 0));
+        o.put("delay", 150);
+        o.put("align", -1);
         for (int i = 2; i < args.length; i++) {
             int eq = args[i].indexOf('=');
             if (eq < 0 || !o.containsKey(args[i].substring(0, eq))) {
@@ -250,8 +280,9 @@ public final class EffectivelyOnceWordCountTopology {
         builder.setBolt(SPLIT, new SplitBolt(), 2).shuffleGrouping(SPOUT);
         if (o.get("slow") > 0) {
             builder.setSpout(SLOW, new SentenceSpout(args[1], o.get("slow"), 4, "eo-slow-acked-", true), 1);
+            builder.setBolt(SLOW_RELAY, new SlowRelayBolt(o.get("delay")), 1).shuffleGrouping(SLOW);
             builder.setBolt(COUNT, new CountBolt(args[1]), 2).fieldsGrouping(SPLIT, new Fields("word"))
-                    .fieldsGrouping(SLOW, new Fields("word"));
+                    .fieldsGrouping(SLOW_RELAY, new Fields("word"));
         } else {
             builder.setBolt(COUNT, new CountBolt(args[1]), 2).fieldsGrouping(SPLIT, new Fields("word"));
         }
@@ -262,6 +293,9 @@ public final class EffectivelyOnceWordCountTopology {
         conf.put(Config.TOPOLOGY_STATE_CHECKPOINT_INTERVAL, o.get("interval"));
         if (o.get("eo") == 1) {
             conf.put("topology.reliability.mode", "EFFECTIVELY_ONCE");
+        }
+        if (o.get("align") >= 0) {
+            conf.put("egret.checkpoint.alignment.bytes", o.get("align"));
         }
         StormSubmitter.submitTopology(args[0], conf, builder.createTopology());
     }

@@ -19,11 +19,14 @@ import org.slf4j.LoggerFactory;
  * <p>The submitter routes the checkpoint spout's {@code $checkpoint} stream through every
  * data spout: the instance forwards each action on the spout's own {@code $checkpoint}
  * (anchored, so the checkpoint spout's tree covers every task) after the tuples it emitted
- * before, so a PREPARE cuts the data where it cuts the spout's emits. After forwarding a
- * PREPARE the spout does not call {@code nextTuple} until the COMMIT (after a ROLLBACK, until
- * the INITSTATE that follows it): nothing
- * is emitted behind a marker while the bolts take their snapshots, so no task has an input
- * that is ahead and none needs to buffer (the "alignment" costs one pause per checkpoint).
+ * before, so a PREPARE cuts the data where it cuts the spout's emits. With
+ * {@code egret.checkpoint.alignment.bytes} above 0 (the default) the spout goes on emitting
+ * after a PREPARE, and the bolts with several inputs hold the inputs that are ahead until the
+ * marker has come on all of them ({@link MarkerAlignment}). With 0, and for the first
+ * checkpoint after every ROLLBACK (so that one completes even when a bolt's alignment passed
+ * its bound), the spout does not call {@code nextTuple} from the PREPARE until the COMMIT:
+ * nothing is emitted behind a marker while the bolts take their snapshots, so no task has an
+ * input that is ahead. After a ROLLBACK the spout also waits for the INITSTATE that follows it.
  *
  * <p>What the spout task keeps, in its own state of the checkpoint (namespace
  * {@code component-task}, written through the stream manager like a bolt's): for each of the
@@ -59,6 +62,10 @@ final class EffectivelyOnceSpout {
     private long lastComplete = Long.MIN_VALUE;
     private boolean initialized;
     private boolean paused;
+    /** egret.checkpoint.alignment.bytes is 0: every PREPARE pauses the spout until its COMMIT. */
+    private final boolean pauseAtPrepare;
+    /** The next PREPARE pauses the spout (the first checkpoint after a ROLLBACK). */
+    private boolean pauseNext = true;
     private boolean rollbackNeeded;
     private long rollbackAt;
     private final List<SpoutCollector.Pending> held = new ArrayList<>();
@@ -66,9 +73,10 @@ final class EffectivelyOnceSpout {
     final ArrayDeque<SpoutCollector.Pending> toAck = new ArrayDeque<>();
     final ArrayDeque<SpoutCollector.Pending> toFail = new ArrayDeque<>();
 
-    EffectivelyOnceSpout(String name, KeyValueState<Long, ArrayList<Object>> state) {
+    EffectivelyOnceSpout(String name, KeyValueState<Long, ArrayList<Object>> state, boolean pauseAtPrepare) {
         this.name = name;
         this.state = state;
+        this.pauseAtPrepare = pauseAtPrepare;
         this.rollbackAt = System.nanoTime();
         reload();
         LOG.info("Effectively once: spout {} restored {} checkpoint window(s) of message ids; waits for INITSTATE",
@@ -148,12 +156,13 @@ final class EffectivelyOnceSpout {
                     state.delete(old);
                 }
                 state.prepareCommit(txid);
-                paused = true;
+                paused = pauseAtPrepare || pauseNext;
                 return Outcome.FORWARD;
             case COMMIT:
                 state.commit(txid);
                 reload();
                 paused = false;
+                pauseNext = false;
                 return Outcome.FORWARD;
             case ROLLBACK:
                 state.rollback();
@@ -161,6 +170,7 @@ final class EffectivelyOnceSpout {
                 current = new ArrayList<>();
                 rollbackAt = System.nanoTime();
                 rollbackNeeded = false;
+                pauseNext = true;
                 // Paused until INITSTATE, which the checkpoint spout sends once every task has
                 // rolled back: a replay must not reach a task that has not rolled back yet.
                 paused = true;

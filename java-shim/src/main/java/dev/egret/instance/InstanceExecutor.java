@@ -121,6 +121,8 @@ final class InstanceExecutor {
         /** Effectively once, a data spout task: its checkpoint part and the collector its markers go out on. */
         EffectivelyOnceSpout eo;
         BoltCollector markerCollector;
+        /** Effectively once, buffered alignment: a bolt task with several input tasks on $checkpoint. */
+        MarkerAlignment<TupleImpl> alignment;
         int tickSecs;
         long nextTickAt;
 
@@ -156,6 +158,8 @@ final class InstanceExecutor {
     private final boolean acking;
     /** topology.reliability.mode is EFFECTIVELY_ONCE (resolved by Rust). */
     private final boolean effectivelyOnce;
+    /** egret.checkpoint.alignment.bytes (resolved by Rust): 0, the data spouts pause at each PREPARE. */
+    private final long alignmentBytes;
     private final int messageTimeoutSecs;
     private final boolean timeoutsEnabled;
     /** topology.max.spout.pending per spout task; 0 for no limit. */
@@ -201,6 +205,7 @@ final class InstanceExecutor {
         this.acking = settings.getAcking();
         this.effectivelyOnce = settings.getEffectivelyOnce();
         StateChannel.effectivelyOnce(effectivelyOnce);
+        this.alignmentBytes = settings.getAlignmentBufferBytes();
         this.maxSpoutPending = Math.max(0, intConf(componentConf, "topology.max.spout.pending", 0));
         this.messageTimeoutSecs = positiveInt(settings.getMessageTimeoutSecs(), "message_timeout_secs");
         long timeoutSecs = messageTimeoutSecs;
@@ -335,6 +340,12 @@ final class InstanceExecutor {
                     t.boltCollector = new BoltCollector(t.emitter, errors, sink, component, t.metrics.stats());
                     t.boltCollector.hooks(t.context);
                     t.bolt.prepare(t.conf, t.context, new OutputCollector(t.boltCollector));
+                    if (effectivelyOnce && acking && alignmentBytes > 0) {
+                        int inputs = checkpointInputTasks(t.context);
+                        if (inputs > 1) {
+                            t.alignment = new MarkerAlignment<>(component + ":" + t.id, t.id, inputs, alignmentBytes);
+                        }
+                    }
                     LOG.info("Prepared bolt {}:{}", component, t.id);
                 }
             } catch (Exception | LinkageError | AssertionError e) {
@@ -715,7 +726,55 @@ final class InstanceExecutor {
                         source, td.getSrcTask(), td.getStream(), t.id, e.getMessage());
                 continue;
             }
+            if (t.alignment == null) {
+                executeOne(t, tuple);
+            } else {
+                executeAligned(t, tuple, td);
+            }
+        }
+    }
+
+    /** The task's input tasks on {@code $checkpoint}: the markers it aligns. */
+    private static int checkpointInputTasks(TopologyContext context) {
+        int count = 0;
+        for (org.apache.storm.generated.GlobalStreamId input : context.getThisSources().keySet()) {
+            if (CheckpointSpout.CHECKPOINT_STREAM_ID.equals(input.get_streamId())) {
+                count += context.getComponentTasks(input.get_componentId()).size();
+            }
+        }
+        return count;
+    }
+
+    /** Effectively once, buffered alignment ({@link MarkerAlignment}): holds, releases or runs. */
+    private void executeAligned(Task t, TupleImpl tuple, TupleData td) throws TaskFailure {
+        MarkerAlignment<TupleImpl> a = t.alignment;
+        if (!CheckpointSpout.CHECKPOINT_STREAM_ID.equals(td.getStream())) {
+            if (!a.hold(tuple, td.getSrcTask(), td.getSerializedSize())) {
+                for (TupleImpl r : a.takeReleased()) {
+                    executeOne(t, r);
+                }
+                executeOne(t, tuple);
+            }
+            return;
+        }
+        Action action;
+        long txid;
+        try {
+            action = (Action) tuple.getValueByField(CheckpointSpout.CHECKPOINT_FIELD_ACTION);
+            txid = tuple.getLongByField(CheckpointSpout.CHECKPOINT_FIELD_TXID);
+        } catch (RuntimeException e) {
             executeOne(t, tuple);
+            return;
+        }
+        for (TupleImpl f : a.beforeMarker(action, txid, td.getSrcTask())) {
+            t.boltCollector.fail(f);
+        }
+        for (TupleImpl r : a.takeReleased()) {
+            executeOne(t, r);
+        }
+        executeOne(t, tuple);
+        for (TupleImpl r : a.afterMarker(action)) {
+            executeOne(t, r);
         }
     }
 
@@ -727,7 +786,8 @@ final class InstanceExecutor {
             throw new TaskFailure(t.id, "Effectively once needs a key-value state for spout " + component + ":"
                     + t.id + " (topology.state.provider), got " + state.getClass().getName(), null);
         }
-        t.eo = new EffectivelyOnceSpout(component + ":" + t.id, (KeyValueState<Long, ArrayList<Object>>) state);
+        t.eo = new EffectivelyOnceSpout(component + ":" + t.id, (KeyValueState<Long, ArrayList<Object>>) state,
+                alignmentBytes == 0);
         t.spoutCollector.effectivelyOnce(t.eo);
         t.markerCollector = new BoltCollector(t.emitter, errors, sink, component);
     }
@@ -967,7 +1027,8 @@ final class InstanceExecutor {
                 + " topology.message.timeout.secs=" + messageTimeoutSecs
                 + " topology.enable.message.timeouts=" + timeoutsEnabled
                 + " topology.reliability.mode="
-                + (effectivelyOnce ? "EFFECTIVELY_ONCE" : acking ? "ATLEAST_ONCE" : "ATMOST_ONCE");
+                + (effectivelyOnce ? "EFFECTIVELY_ONCE" : acking ? "ATLEAST_ONCE" : "ATMOST_ONCE")
+                + " egret.checkpoint.alignment.bytes=" + Long.toUnsignedString(alignmentBytes);
     }
 
     static boolean isTrue(Object v) {

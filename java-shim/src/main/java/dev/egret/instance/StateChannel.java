@@ -7,6 +7,7 @@ import dev.egret.proto.StateKind;
 import dev.egret.proto.StateLoad;
 import dev.egret.proto.StateReply;
 import dev.egret.proto.StateSave;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -91,6 +92,28 @@ public final class StateChannel {
 
     static void effectivelyOnce(boolean on) {
         effectivelyOnce = on;
+    }
+
+    /** Per executor thread: task id to the checkpoint its alignment gave up ({@link MarkerAlignment}). */
+    private static final ThreadLocal<Map<Integer, Long>> ABANDONED = ThreadLocal.withInitial(HashMap::new);
+
+    /** Task {@code taskId} gave up aligning checkpoint {@code txid}: its PREPARE must fail. */
+    static void abandon(int taskId, long txid) {
+        ABANDONED.get().put(taskId, txid);
+    }
+
+    /**
+     * Whether task {@code taskId} gave up aligning checkpoint {@code txid} (asked once, when the
+     * PREPARE has come from every input; the answer is forgotten).
+     */
+    public static boolean abandoned(int taskId, long txid) {
+        Map<Integer, Long> m = ABANDONED.get();
+        Long t = m.get(taskId);
+        if (t == null) {
+            return false;
+        }
+        m.remove(taskId);
+        return t == txid;
     }
 
     /** A failed state request. */

@@ -25,7 +25,7 @@ class EffectivelyOnceSpoutTest {
 
     @Test
     void emitsOnlyAfterInitstateAndPausesFromPrepareToCommit() {
-        EffectivelyOnceSpout eo = new EffectivelyOnceSpout("s:1", new InMemoryKeyValueState<>());
+        EffectivelyOnceSpout eo = new EffectivelyOnceSpout("s:1", new InMemoryKeyValueState<>(), true);
         assertFalse(eo.mayEmit());
         assertEquals(EffectivelyOnceSpout.Outcome.FAIL, eo.onAction(Action.PREPARE, 0));
         assertEquals(EffectivelyOnceSpout.Outcome.FORWARD, eo.onAction(Action.INITSTATE, -1));
@@ -40,7 +40,7 @@ class EffectivelyOnceSpoutTest {
     @Test
     void acksWaitForACompleteCheckpointAndCoveredEmitsAreDropped() {
         KeyValueState<Long, ArrayList<Object>> state = new InMemoryKeyValueState<>();
-        EffectivelyOnceSpout eo = new EffectivelyOnceSpout("s:1", state);
+        EffectivelyOnceSpout eo = new EffectivelyOnceSpout("s:1", state, true);
         eo.onAction(Action.INITSTATE, -1);
         eo.emitted(1L);
         eo.onAction(Action.PREPARE, 0);
@@ -54,7 +54,7 @@ class EffectivelyOnceSpoutTest {
         assertTrue(eo.covered(1L));
 
         // A restarted task restores the windows and drops the replay of a covered message.
-        EffectivelyOnceSpout restarted = new EffectivelyOnceSpout("s:1", state);
+        EffectivelyOnceSpout restarted = new EffectivelyOnceSpout("s:1", state, true);
         restarted.onAction(Action.ROLLBACK, 1);
         restarted.onAction(Action.INITSTATE, 0);
         assertTrue(restarted.covered(1L));
@@ -63,7 +63,7 @@ class EffectivelyOnceSpoutTest {
 
     @Test
     void aFailedTreeFailsTheNextPrepareAndIsReplayedAfterTheRollback() {
-        EffectivelyOnceSpout eo = new EffectivelyOnceSpout("s:1", new InMemoryKeyValueState<>());
+        EffectivelyOnceSpout eo = new EffectivelyOnceSpout("s:1", new InMemoryKeyValueState<>(), true);
         eo.onAction(Action.INITSTATE, -1);
         eo.emitted(1L);
         eo.emitted(2L);
@@ -83,5 +83,30 @@ class EffectivelyOnceSpoutTest {
         eo.onAction(Action.INITSTATE, 0);
         assertTrue(eo.mayEmit());
         assertFalse(eo.covered(3L));
+    }
+
+    @Test
+    void withBufferedAlignmentOnlyTheFirstCheckpointAfterARollbackPauses() {
+        EffectivelyOnceSpout eo = new EffectivelyOnceSpout("s:1", new InMemoryKeyValueState<>(), false);
+        eo.onAction(Action.ROLLBACK, 0);
+        eo.onAction(Action.INITSTATE, -1);
+        assertTrue(eo.mayEmit());
+        eo.onAction(Action.PREPARE, 0);
+        assertFalse(eo.mayEmit(), "the first PREPARE after a rollback pauses");
+        eo.onAction(Action.COMMIT, 0);
+        assertTrue(eo.mayEmit());
+        eo.emitted(1L);
+        eo.onAction(Action.PREPARE, 1);
+        assertTrue(eo.mayEmit(), "later PREPAREs do not pause: the bolts buffer");
+        eo.emitted(2L);
+        eo.onAction(Action.COMMIT, 1);
+        eo.onAction(Action.PREPARE, 2);
+        // 1 came before PREPARE 1, 2 after it: checkpoint 1 (complete at PREPARE 2) holds 1 only.
+        assertTrue(eo.covered(1L));
+        assertFalse(eo.covered(2L));
+        eo.onAction(Action.ROLLBACK, 3);
+        eo.onAction(Action.INITSTATE, 2);
+        eo.onAction(Action.PREPARE, 3);
+        assertFalse(eo.mayEmit(), "a rollback makes the next PREPARE pause again");
     }
 }

@@ -26,6 +26,7 @@ public abstract class BaseStatefulBoltExecutor implements IRichBolt {
 
     protected OutputCollector collector;
     private transient int checkpointInputTaskCount;
+    private transient int taskId;
     private transient long lastTxid;
     /** Effectively once: the connection epoch of the last ROLLBACK handled (0: none). */
     private transient long cleanEpoch;
@@ -35,6 +36,7 @@ public abstract class BaseStatefulBoltExecutor implements IRichBolt {
     protected void init(TopologyContext context, OutputCollector collector) {
         this.collector = collector;
         this.checkpointInputTaskCount = getCheckpointInputTaskCount(context);
+        this.taskId = context.getThisTaskId();
         this.transactionRequestCount = new HashMap<>();
         this.lastTxid = Long.MIN_VALUE;
     }
@@ -78,6 +80,14 @@ public abstract class BaseStatefulBoltExecutor implements IRichBolt {
             // last ROLLBACK, so tuples ahead of this marker may be lost; the checkpoint must
             // not complete without them: fail it, and the checkpoint spout rolls back.
             LOG.info("Failing PREPARE {}: no rollback since this instance (re)connected", txid);
+            collector.fail(input);
+            return;
+        }
+        if (action == Action.PREPARE && StateChannel.effectivelyOnce() && StateChannel.abandoned(taskId, txid)) {
+            // Egret, effectively once: this task gave up aligning the checkpoint (its inputs that
+            // were ahead passed egret.checkpoint.alignment.bytes), so its state has tuples from
+            // after the cut: the checkpoint must not complete.
+            LOG.info("Failing PREPARE {}: its alignment passed egret.checkpoint.alignment.bytes", txid);
             collector.fail(input);
             return;
         }
