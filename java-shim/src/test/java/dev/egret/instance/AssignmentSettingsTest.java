@@ -27,7 +27,8 @@ class AssignmentSettingsTest {
             .setFrameMaxBytes(123_456).setBatchSize(7).setBatchFlushMs(13).setBatchFlushIdle(true)
             .setInstanceInboundBytes(300_001).setInstanceOutboundBytes(400_003)
             .setHighWatermarkBytes(700_000).setLowWatermarkBytes(100_000)
-            .setAcking(false).setMessageTimeoutSecs(11).setMessageTimeouts(false).build();
+            .setAcking(false).setMessageTimeoutSecs(11).setMessageTimeouts(false)
+            .setAlignmentBufferBytes(4096).build();
 
     private static Topology topology(boolean withSettings) {
         Topology.Builder t = Topology.newBuilder().setName("t").setId("t-1-1").setConfigJson(CONFIG)
@@ -64,7 +65,7 @@ class AssignmentSettingsTest {
                     + " egret.backpressure.high.watermark.bytes=700000"
                     + " egret.backpressure.low.watermark.bytes=100000 acking=false"
                     + " topology.message.timeout.secs=11 topology.enable.message.timeouts=false"
-                    + " topology.reliability.mode=ATMOST_ONCE",
+                    + " topology.reliability.mode=ATMOST_ONCE egret.checkpoint.alignment.bytes=4096",
                     executor.describeSettings(123_456));
         } finally {
             executor.sink().close();
