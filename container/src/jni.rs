@@ -70,11 +70,14 @@ pub fn start_embedded(
     let settings = JvmSettings::from_config(&config, &Environment::from_process(), executable)?;
     let mut class_path = vec![settings.shim_jar.clone(), dir.jar()];
     class_path.extend(settings.classpath_extra.iter().cloned());
+    let heap_mb = embedded_heap_mb(container.instances.iter().map(|i| i.heap_mb));
     let jvm_config = JvmConfig {
         java: settings.java.clone(),
         class_path,
-        heap_mb: embedded_heap_mb(container.instances.iter().map(|i| i.heap_mb)),
-        options: settings.jvm_opts.clone(),
+        heap_mb,
+        options: std::iter::once(crate::initial_heap_option(i64::from(heap_mb)))
+            .chain(settings.jvm_opts.iter().cloned())
+            .collect(),
     };
     let (native_tx, native_rx) = mpsc::channel(CONNECTION_QUEUE);
     egret_native::frames::install(native_tx).map_err(bridge_error)?;

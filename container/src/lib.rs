@@ -150,6 +150,17 @@ impl JvmSettings {
     }
 }
 
+/// The initial heap an instance JVM (or an embedded one) starts with: at
+/// most this many MiB, so that its memory follows use instead of starting at
+/// the JVM's default (1/64 of the machine's memory, up to `-Xmx`).
+pub const INITIAL_HEAP_MB: i64 = 32;
+
+/// `-Xms` for a JVM whose `-Xmx` is `heap_mb` MiB; it comes before
+/// `egret.instance.jvm.opts`, so an `-Xms` there wins.
+pub fn initial_heap_option(heap_mb: i64) -> String {
+    format!("-Xms{}m", heap_mb.clamp(1, INITIAL_HEAP_MB))
+}
+
 /// The instance JVM of `instance` (contracts.md, "Instance JVMs").
 pub fn instance_spec(
     settings: &JvmSettings,
@@ -159,7 +170,8 @@ pub fn instance_spec(
     token_hex: &str,
     frame_max_bytes: u32,
 ) -> ChildSpec {
-    let mut args: Vec<std::ffi::OsString> = settings.jvm_opts.iter().map(Into::into).collect();
+    let mut args: Vec<std::ffi::OsString> = vec![initial_heap_option(instance.heap_mb).into()];
+    args.extend(settings.jvm_opts.iter().map(Into::into));
     args.push(format!("-Xmx{}m", instance.heap_mb).into());
     args.push("-cp".into());
     let mut classpath = settings.shim_jar.as_os_str().to_owned();
@@ -353,6 +365,13 @@ mod tests {
     }
 
     #[test]
+    fn the_initial_heap_is_small_and_never_above_the_maximum() {
+        assert_eq!(initial_heap_option(256), "-Xms32m");
+        assert_eq!(initial_heap_option(16), "-Xms16m");
+        assert_eq!(initial_heap_option(0), "-Xms1m");
+    }
+
+    #[test]
     fn instance_command_line_env_cwd_and_log_follow_the_contract() {
         let settings = JvmSettings {
             java: "/opt/jdk/bin/java".into(),
@@ -372,7 +391,7 @@ mod tests {
         let spec = instance_spec(&settings, &dir, 2, &instance, "abcd", 1_048_576);
         assert_eq!(
             spec.display_command(),
-            "/opt/jdk/bin/java -XX:+UseSerialGC -Xss512k -Xmx256m -cp /opt/egret/egret-shim.jar:/s/topologies/wc/topology.jar dev.egret.instance.InstanceMain"
+            "/opt/jdk/bin/java -Xms32m -XX:+UseSerialGC -Xss512k -Xmx256m -cp /opt/egret/egret-shim.jar:/s/topologies/wc/topology.jar dev.egret.instance.InstanceMain"
         );
         assert_eq!(
             spec.env,
