@@ -59,6 +59,11 @@ fn mode(system: &'static str, what: &'static str, reliability: &str, interval_ms
     }
 }
 
+fn with_option(mut mode: Mode, option: &str) -> Mode {
+    mode.options.push(option.to_owned());
+    mode
+}
+
 /// The modes, in the order they run in each round.
 pub fn modes() -> Vec<Mode> {
     vec![
@@ -80,15 +85,15 @@ pub fn modes() -> Vec<Mode> {
             "EFFECTIVELY_ONCE",
             1000,
         ),
-        Mode {
-            system: "egret-eo-1s-pause",
-            what: "effectively once, snapshots every 1 s, aligned by pausing the spouts",
-            options: [
-                mode("", "", "EFFECTIVELY_ONCE", 1000).options,
-                vec!["egret.checkpoint.alignment.bytes=0".to_owned()],
-            ]
-            .concat(),
-        },
+        with_option(
+            mode(
+                "egret-eo-1s-pause",
+                "effectively once, snapshots every 1 s, aligned by pausing the spouts",
+                "EFFECTIVELY_ONCE",
+                1000,
+            ),
+            "egret.checkpoint.alignment.bytes=0",
+        ),
         mode(
             "egret-eo-100ms",
             "effectively once, snapshots every 100 ms (higher overhead, short replay)",

@@ -485,16 +485,10 @@ pub fn isolation_name(isolation: Isolation) -> &'static str {
 /// at least the default); both default to 512 KiB / 256 KiB; high > 0 and
 /// low < high.
 fn watermarks(config: &ConfigMap) -> Result<(u64, u64), SettingsError> {
-    const WHAT: &str = "a non-negative integer number of bytes";
-    let read = |key: &'static str| -> Result<Option<u64>, SettingsError> {
-        match int(config, key)? {
-            None => Ok(None),
-            Some(n) => u64::try_from(n)
-                .map(Some)
-                .map_err(|_| bad(key, WHAT, config)),
-        }
-    };
-    let (high, low) = match (read(HIGH_WATERMARK)?, read(LOW_WATERMARK)?) {
+    let (high, low) = match (
+        non_negative_u64(config, HIGH_WATERMARK)?,
+        non_negative_u64(config, LOW_WATERMARK)?,
+    ) {
         (Some(high), Some(low)) => (high, low),
         (Some(high), None) => (high, high / 2),
         (None, Some(low)) => (low.saturating_mul(2).max(DEFAULT_HIGH_WATERMARK), low),
@@ -567,20 +561,26 @@ fn positive_u32(config: &ConfigMap, key: &'static str) -> Result<Option<u32>, Se
 
 /// Positive and at most `i64::MAX` (a Java long).
 fn positive_u64(config: &ConfigMap, key: &'static str) -> Result<Option<u64>, SettingsError> {
+    bytes_at_least(config, key, 1, "a positive integer number of bytes")
+}
+
+/// Zero or more and at most `i64::MAX`.
+fn non_negative_u64(config: &ConfigMap, key: &'static str) -> Result<Option<u64>, SettingsError> {
+    bytes_at_least(config, key, 0, "a non-negative integer number of bytes")
+}
+
+fn bytes_at_least(
+    config: &ConfigMap,
+    key: &'static str,
+    min: u64,
+    what: &'static str,
+) -> Result<Option<u64>, SettingsError> {
     int(config, key)?
         .map(|n| {
             u64::try_from(n)
                 .ok()
-                .filter(|n| *n > 0)
-                .ok_or_else(|| bad(key, "a positive integer number of bytes", config))
-        })
-        .transpose()
-}
-
-fn non_negative_u64(config: &ConfigMap, key: &'static str) -> Result<Option<u64>, SettingsError> {
-    int(config, key)?
-        .map(|n| {
-            u64::try_from(n).map_err(|_| bad(key, "a non-negative integer number of bytes", config))
+                .filter(|n| *n >= min)
+                .ok_or_else(|| bad(key, what, config))
         })
         .transpose()
 }

@@ -341,7 +341,7 @@ final class InstanceExecutor {
                     t.boltCollector.hooks(t.context);
                     t.bolt.prepare(t.conf, t.context, new OutputCollector(t.boltCollector));
                     if (effectivelyOnce && acking && alignmentBytes > 0) {
-                        int inputs = checkpointInputTasks(t.context);
+                        int inputs = StateChannel.checkpointInputTasks(t.context);
                         if (inputs > 1) {
                             t.alignment = new MarkerAlignment<>(component + ":" + t.id, t.id, inputs, alignmentBytes);
                         }
@@ -734,22 +734,11 @@ final class InstanceExecutor {
         }
     }
 
-    /** The task's input tasks on {@code $checkpoint}: the markers it aligns. */
-    private static int checkpointInputTasks(TopologyContext context) {
-        int count = 0;
-        for (org.apache.storm.generated.GlobalStreamId input : context.getThisSources().keySet()) {
-            if (CheckpointSpout.CHECKPOINT_STREAM_ID.equals(input.get_streamId())) {
-                count += context.getComponentTasks(input.get_componentId()).size();
-            }
-        }
-        return count;
-    }
-
     /** Effectively once, buffered alignment ({@link MarkerAlignment}): holds, releases or runs. */
     private void executeAligned(Task t, TupleImpl tuple, TupleData td) throws TaskFailure {
         MarkerAlignment<TupleImpl> a = t.alignment;
         if (!CheckpointSpout.CHECKPOINT_STREAM_ID.equals(td.getStream())) {
-            if (!a.hold(tuple, td.getSrcTask(), td.getSerializedSize())) {
+            if (!a.hold(tuple, td.getSrcTask(), td::getSerializedSize)) {
                 for (TupleImpl r : a.takeReleased()) {
                     executeOne(t, r);
                 }

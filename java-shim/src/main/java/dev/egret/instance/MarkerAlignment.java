@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.IntSupplier;
 import org.apache.storm.spout.CheckPointState.Action;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -63,14 +64,16 @@ final class MarkerAlignment<T> {
     }
 
     /**
-     * A data tuple from {@code sourceTask}: true when it is held (its input is ahead of the
+     * A data tuple from {@code sourceTask} of {@code sizeOnWire} bytes (asked only when the
+     * tuple's input is ahead): true when it is held (its input is ahead of the
      * marker being aligned). False: run what {@link #takeReleased()} returns (the held tuples,
      * when holding this one would have passed the bound), then this one.
      */
-    boolean hold(T tuple, int sourceTask, int bytes) {
+    boolean hold(T tuple, int sourceTask, IntSupplier sizeOnWire) {
         if (arrived.isEmpty() || abandoned || !arrived.contains(sourceTask)) {
             return false;
         }
+        int bytes = sizeOnWire.getAsInt();
         if (heldBytes + bytes > maxBytes) {
             LOG.warn("Effectively once: {} gives up aligning checkpoint {}: its inputs that are ahead "
                             + "would hold more than egret.checkpoint.alignment.bytes ({} bytes; {} tuples held); "

@@ -15,6 +15,9 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.storm.generated.GlobalStreamId;
+import org.apache.storm.spout.CheckpointSpout;
+import org.apache.storm.task.TopologyContext;
 
 /**
  * A task's durable state, kept by the stream manager in the topology's checkpoint store
@@ -92,6 +95,20 @@ public final class StateChannel {
 
     static void effectivelyOnce(boolean on) {
         effectivelyOnce = on;
+    }
+
+    /**
+     * The input tasks of a task on {@code $checkpoint}: how many copies of each checkpoint action
+     * it waits for (and, effectively once, the markers it aligns).
+     */
+    public static int checkpointInputTasks(TopologyContext context) {
+        int count = 0;
+        for (GlobalStreamId input : context.getThisSources().keySet()) {
+            if (CheckpointSpout.CHECKPOINT_STREAM_ID.equals(input.get_streamId())) {
+                count += context.getComponentTasks(input.get_componentId()).size();
+            }
+        }
+        return count;
     }
 
     /** Per executor thread: task id to the checkpoint its alignment gave up ({@link MarkerAlignment}). */

@@ -4,7 +4,6 @@ import dev.egret.instance.StateChannel;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
-import org.apache.storm.generated.GlobalStreamId;
 import org.apache.storm.spout.CheckPointState.Action;
 import org.apache.storm.spout.CheckpointSpout;
 import org.apache.storm.task.OutputCollector;
@@ -35,20 +34,10 @@ public abstract class BaseStatefulBoltExecutor implements IRichBolt {
     /** Sets up the checkpoint alignment for this task. */
     protected void init(TopologyContext context, OutputCollector collector) {
         this.collector = collector;
-        this.checkpointInputTaskCount = getCheckpointInputTaskCount(context);
+        this.checkpointInputTaskCount = StateChannel.checkpointInputTasks(context);
         this.taskId = context.getThisTaskId();
         this.transactionRequestCount = new HashMap<>();
         this.lastTxid = Long.MIN_VALUE;
-    }
-
-    private static int getCheckpointInputTaskCount(TopologyContext context) {
-        int count = 0;
-        for (GlobalStreamId inputStream : context.getThisSources().keySet()) {
-            if (CheckpointSpout.CHECKPOINT_STREAM_ID.equals(inputStream.get_streamId())) {
-                count += context.getComponentTasks(inputStream.get_componentId()).size();
-            }
-        }
-        return count;
     }
 
     @Override
