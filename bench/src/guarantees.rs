@@ -11,7 +11,14 @@
 //! - `egret-eo-1s-pause`: the same, aligned by pausing the spouts at each
 //!   PREPARE instead of buffering (`egret.checkpoint.alignment.bytes=0`);
 //! - `egret-eo-100ms`: effectively once with frequent snapshots (100 ms:
-//!   higher overhead, little to replay).
+//!   higher overhead, little to replay);
+//! - `egret-eo-100ms-delta`: the hybrid, checkpoints every 100 ms with the
+//!   state stored whole at one in ten and as deltas (the keys changed) at the
+//!   others (`egret.checkpoint.full.every=10`): what a checkpoint writes
+//!   follows what changed, not the size of the state.
+//!
+//! `--modes` picks some of them; `-- keys=N` sets the state's size (the
+//! spout's keys, each counted in turn).
 //!
 //! A stateful bolt acks a tuple only at the commit that covers it (Storm's
 //! rule, under both guarantees), so a spout task has at most
@@ -100,12 +107,38 @@ pub fn modes() -> Vec<Mode> {
             "EFFECTIVELY_ONCE",
             100,
         ),
+        with_option(
+            mode(
+                "egret-eo-100ms-delta",
+                "effectively once, checkpoints every 100 ms, whole at one in ten, deltas between (hybrid)",
+                "EFFECTIVELY_ONCE",
+                100,
+            ),
+            "egret.checkpoint.full.every=10",
+        ),
     ]
 }
 
 /// The mode a system name stands for.
 pub fn find(system: &str) -> Option<Mode> {
     modes().into_iter().find(|m| m.system == system)
+}
+
+/// The modes `--modes` names, in its order (empty: every mode); an unknown
+/// name is refused with the known ones.
+pub fn select(names: &[String]) -> Result<Vec<Mode>, String> {
+    if names.is_empty() {
+        return Ok(modes());
+    }
+    names
+        .iter()
+        .map(|name| {
+            find(name).ok_or_else(|| {
+                let known: Vec<&str> = modes().iter().map(|m| m.system).collect();
+                format!("unknown mode '{name}' in --modes ({})", known.join(", "))
+            })
+        })
+        .collect()
 }
 
 /// The spout tasks' acks so far, summed; `None` while no spout has reported.
@@ -248,7 +281,13 @@ mod tests {
     #[test]
     fn every_mode_names_its_guarantee_and_interval() {
         let all = modes();
-        assert_eq!(all.len(), 5);
+        assert_eq!(all.len(), 6);
+        let hybrid = find("egret-eo-100ms-delta").unwrap();
+        assert!(
+            hybrid
+                .options
+                .contains(&"egret.checkpoint.full.every=10".to_owned())
+        );
         let pause = find("egret-eo-1s-pause").unwrap();
         assert!(
             pause
@@ -270,6 +309,21 @@ mod tests {
                 .contains(&"topology.reliability.mode=EFFECTIVELY_ONCE".to_owned())
         );
         assert!(find("egret").is_none());
+    }
+
+    #[test]
+    fn modes_selects_by_name_in_order_and_refuses_unknown_ones() {
+        assert_eq!(select(&[]).unwrap().len(), modes().len());
+        let picked = select(&["egret-eo-100ms-delta".into(), "egret-atleast".into()]).unwrap();
+        assert_eq!(
+            picked.iter().map(|m| m.system).collect::<Vec<_>>(),
+            ["egret-eo-100ms-delta", "egret-atleast"]
+        );
+        let err = select(&["egret-eo-5s".into()]).unwrap_err();
+        assert!(
+            err.contains("egret-eo-5s") && err.contains("egret-eo-100ms-delta"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -5,12 +5,19 @@
 //! - `ckpt-<txid>/committed/t<task>-<namespace>`: a task's state at COMMIT;
 //! - `ckpt-<txid>/COMPLETE`: the marker, written last, once every stateful
 //!   task has committed `txid`; it lists the committed files with their
-//!   lengths and checksums;
+//!   lengths and checksums (and, for a delta, the files of its chain);
 //! - `local/t<task>-<namespace>/<seq>`: a task's state outside any checkpoint
 //!   (the last two kept).
 //!
 //! `<txid>` and `<seq>` are zero-padded to 20 digits; `<namespace>` keeps
 //! `[A-Za-z0-9_-]` and writes any other byte as `%XX`.
+//!
+//! A task file is a whole state or a delta (`egret.checkpoint.full.every`
+//! above 1): what changed since the state of an older checkpoint, its base,
+//! whose committed file of the same task may be a delta in turn. A delta's
+//! chain runs back through its bases to a whole state; restoring returns the
+//! whole state and the deltas in order, and retention keeps every file a kept
+//! checkpoint's chain needs.
 
 use std::sync::Arc;
 
@@ -24,11 +31,24 @@ use crate::{ObjectStore, StoreError};
 const MARKER: &str = "COMPLETE";
 const LOCAL_KEPT: usize = 2;
 
-/// One task's state in a checkpoint (or its own, for `Local`).
+/// One task's state in a checkpoint (or its own, for `Local`): `data`, the
+/// whole state at the start of its chain, then `deltas` applied in order
+/// (none: `data` is the state of `txid`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TaskState {
     pub txid: i64,
     pub data: Vec<u8>,
+    pub deltas: Vec<Vec<u8>>,
+}
+
+impl TaskState {
+    fn whole(txid: i64, data: Vec<u8>) -> Self {
+        Self {
+            txid,
+            data,
+            deltas: Vec::new(),
+        }
+    }
 }
 
 /// What a task restarts from: the state of the newest complete checkpoint
@@ -45,6 +65,26 @@ pub struct Restored {
 pub struct TaskFile {
     pub task: i32,
     pub namespace: String,
+    pub key: String,
+    pub bytes: u64,
+    pub sha256: String,
+    /// A delta: the files of its chain, the whole state first, then each
+    /// delta up to this file's base (empty: this file is a whole state).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub chain: Vec<ChainFile>,
+}
+
+impl TaskFile {
+    /// The checkpoint this delta applies to; `None`: a whole state.
+    pub fn base(&self) -> Option<i64> {
+        self.chain.last().map(|c| c.txid)
+    }
+}
+
+/// A committed file a delta's chain needs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChainFile {
+    pub txid: i64,
     pub key: String,
     pub bytes: u64,
     pub sha256: String,
@@ -130,6 +170,7 @@ impl Checkpoints {
             kind,
             topology: self.topology.clone(),
             txid,
+            base: None,
             task,
             namespace: namespace.to_owned(),
             payload: data.to_vec(),
@@ -168,26 +209,30 @@ impl Checkpoints {
         Ok(Some((record, bytes)))
     }
 
-    /// Stores a task's state staged at PREPARE of `txid`.
+    /// Stores a task's state staged at PREPARE of `txid`: the whole state,
+    /// or with `base` what changed since its committed state of checkpoint `base`.
     pub fn save_prepared(
         &self,
         task: i32,
         namespace: &str,
         txid: i64,
+        base: Option<i64>,
         data: &[u8],
     ) -> Result<(), StoreError> {
-        self.save(Kind::Prepared, task, namespace, txid, data)
+        self.save(Kind::Prepared, task, namespace, txid, base, data)
     }
 
-    /// Stores a task's state committed at COMMIT of `txid`.
+    /// Stores a task's state committed at COMMIT of `txid` (`base` as for
+    /// [`Self::save_prepared`]).
     pub fn save_committed(
         &self,
         task: i32,
         namespace: &str,
         txid: i64,
+        base: Option<i64>,
         data: &[u8],
     ) -> Result<(), StoreError> {
-        self.save(Kind::Committed, task, namespace, txid, data)
+        self.save(Kind::Committed, task, namespace, txid, base, data)
     }
 
     /// Stores a task's `kind` state of `txid` under its key.
@@ -197,11 +242,71 @@ impl Checkpoints {
         task: i32,
         namespace: &str,
         txid: i64,
+        base: Option<i64>,
         data: &[u8],
     ) -> Result<(), StoreError> {
         let key = self.task_key(kind, txid, task, namespace);
-        self.put_record(&key, &self.record(kind, txid, task, namespace, data))
-            .map(drop)
+        if let Some(base) = base.filter(|b| *b >= txid) {
+            return Err(StoreError::BadBase { key, base, txid });
+        }
+        let mut record = self.record(kind, txid, task, namespace, data);
+        record.base = base;
+        self.put_record(&key, &record).map(drop)
+    }
+
+    /// The committed files a delta on `base` needs, the whole state first,
+    /// each read and verified, with its payload.
+    fn chain_of(
+        &self,
+        task: i32,
+        namespace: &str,
+        mut base: Option<i64>,
+    ) -> Result<Vec<(ChainFile, Vec<u8>)>, StoreError> {
+        let mut chain = Vec::new();
+        let mut above = i64::MAX;
+        while let Some(txid) = base {
+            let key = self.task_key(Kind::Committed, txid, task, namespace);
+            if txid >= above {
+                return Err(StoreError::BadBase {
+                    key,
+                    base: txid,
+                    txid: above,
+                });
+            }
+            let Some((record, bytes)) =
+                self.read_record(&key, Kind::Committed, Some(txid), task, namespace)?
+            else {
+                return Err(StoreError::MissingBase {
+                    key: self.store.locate(&key),
+                });
+            };
+            chain.push((
+                ChainFile {
+                    txid,
+                    key,
+                    bytes: bytes.len() as u64,
+                    sha256: sha256_hex(&bytes),
+                },
+                record.payload,
+            ));
+            above = txid;
+            base = record.base;
+        }
+        chain.reverse();
+        Ok(chain)
+    }
+
+    /// A task's state from a file's record and the chain its base needs.
+    fn state_of(txid: i64, record: Record, chain: Vec<(ChainFile, Vec<u8>)>) -> TaskState {
+        let mut payloads = chain.into_iter().map(|(_, payload)| payload);
+        match payloads.next() {
+            None => TaskState::whole(txid, record.payload),
+            Some(data) => {
+                let mut deltas: Vec<Vec<u8>> = payloads.collect();
+                deltas.push(record.payload);
+                TaskState { txid, data, deltas }
+            }
+        }
     }
 
     /// Writes the marker of `txid` listing its committed files (every stateful
@@ -219,12 +324,18 @@ impl Checkpoints {
                 key: self.store.locate(&key),
                 source,
             })?;
+            let chain = self
+                .chain_of(record.task, &record.namespace, record.base)?
+                .into_iter()
+                .map(|(file, _)| file)
+                .collect();
             tasks.push(TaskFile {
                 task: record.task,
                 namespace: record.namespace,
                 key,
                 bytes: bytes.len() as u64,
                 sha256: sha256_hex(&bytes),
+                chain,
             });
         }
         if tasks.is_empty() {
@@ -292,12 +403,18 @@ impl Checkpoints {
         Ok(out)
     }
 
-    /// Deletes every checkpoint older than the oldest of the last `retain` complete ones.
+    /// Deletes every checkpoint older than the oldest of the last `retain`
+    /// complete ones and the oldest file their chains need.
     fn prune(&self) -> Result<(), StoreError> {
         let complete = self.list_complete()?;
         let Some(oldest_kept) = complete.get(self.retain - 1).map(|c| c.txid) else {
             return Ok(());
         };
+        let oldest_kept = complete[..self.retain]
+            .iter()
+            .flat_map(|c| c.tasks.iter())
+            .filter_map(|t| t.chain.first().map(|c| c.txid))
+            .fold(oldest_kept, i64::min);
         for txid in self.txids()? {
             if txid >= oldest_kept {
                 break;
@@ -310,8 +427,9 @@ impl Checkpoints {
         Ok(())
     }
 
-    /// What `task` restarts from (see [`Restored`]). A refused file is passed
-    /// over with a warning naming it, for the previous checkpoint's.
+    /// What `task` restarts from (see [`Restored`]). A refused file (or a
+    /// delta whose chain has a refused or missing file) is passed over with a
+    /// warning naming it, for the previous checkpoint's.
     pub fn restore(&self, task: i32, namespace: &str) -> Result<Restored, StoreError> {
         let mut restored = Restored::default();
         for info in self.list_complete()? {
@@ -322,26 +440,19 @@ impl Checkpoints {
             else {
                 continue;
             };
-            match self.read_record(&file.key, Kind::Committed, Some(info.txid), task, namespace) {
-                Ok(Some((record, bytes))) => {
-                    if bytes.len() as u64 != file.bytes || sha256_hex(&bytes) != file.sha256 {
-                        warn!(file = %self.store.locate(&file.key), txid = info.txid,
-                            "Checkpoint file refused: it is not the file its checkpoint's marker lists; using the previous checkpoint.");
-                        continue;
-                    }
-                    restored.committed = Some(TaskState {
-                        txid: info.txid,
-                        data: record.payload,
-                    });
+            match self.read_listed(file, info.txid, task, namespace) {
+                Ok(Some(state)) => {
+                    restored.committed = Some(state);
                     break;
                 }
-                Ok(None) => {
-                    warn!(file = %self.store.locate(&file.key), txid = info.txid,
-                        "Checkpoint file missing though its checkpoint's marker lists it; using the previous checkpoint.");
-                }
-                Err(err @ StoreError::Corrupt { .. }) => {
+                Ok(None) => {}
+                Err(
+                    err @ (StoreError::Corrupt { .. }
+                    | StoreError::MissingBase { .. }
+                    | StoreError::BadBase { .. }),
+                ) => {
                     warn!(file = %self.store.locate(&file.key), txid = info.txid, error = %err,
-                        "Checkpoint file refused by its checksum or header; using the previous checkpoint.");
+                        "Checkpoint file refused by its checksum or header, or its chain is; using the previous checkpoint.");
                 }
                 Err(err) => return Err(err),
             }
@@ -352,23 +463,66 @@ impl Checkpoints {
                 break;
             }
             let key = self.task_key(Kind::Prepared, txid, task, namespace);
-            match self.read_record(&key, Kind::Prepared, Some(txid), task, namespace) {
-                Ok(Some((record, _))) => {
-                    restored.prepared = Some(TaskState {
-                        txid,
-                        data: record.payload,
-                    });
+            let read = self
+                .read_record(&key, Kind::Prepared, Some(txid), task, namespace)
+                .and_then(|found| {
+                    found
+                        .map(|(record, _)| {
+                            let chain = self.chain_of(task, namespace, record.base)?;
+                            Ok(Self::state_of(txid, record, chain))
+                        })
+                        .transpose()
+                });
+            match read {
+                Ok(Some(state)) => {
+                    restored.prepared = Some(state);
                     break;
                 }
                 Ok(None) => {}
-                Err(err @ StoreError::Corrupt { .. }) => {
+                Err(
+                    err @ (StoreError::Corrupt { .. }
+                    | StoreError::MissingBase { .. }
+                    | StoreError::BadBase { .. }),
+                ) => {
                     warn!(file = %self.store.locate(&key), txid, error = %err,
-                        "Prepared checkpoint file refused by its checksum or header; passing it over.");
+                        "Prepared checkpoint file refused by its checksum or header, or its chain is; passing it over.");
                 }
                 Err(err) => return Err(err),
             }
         }
         Ok(restored)
+    }
+
+    /// The state a marker's task file holds, each file of its chain checked
+    /// against what the marker lists; `Ok(None)` (after a warning) when a
+    /// file is missing or is not the one listed.
+    fn read_listed(
+        &self,
+        file: &TaskFile,
+        txid: i64,
+        task: i32,
+        namespace: &str,
+    ) -> Result<Option<TaskState>, StoreError> {
+        let Some((record, bytes)) =
+            self.read_record(&file.key, Kind::Committed, Some(txid), task, namespace)?
+        else {
+            warn!(file = %self.store.locate(&file.key), txid,
+                "Checkpoint file missing though its checkpoint's marker lists it; using the previous checkpoint.");
+            return Ok(None);
+        };
+        if bytes.len() as u64 != file.bytes || sha256_hex(&bytes) != file.sha256 {
+            warn!(file = %self.store.locate(&file.key), txid,
+                "Checkpoint file refused: it is not the file its checkpoint's marker lists; using the previous checkpoint.");
+            return Ok(None);
+        }
+        let chain = self.chain_of(task, namespace, record.base)?;
+        let read: Vec<&ChainFile> = chain.iter().map(|(f, _)| f).collect();
+        if read.len() != file.chain.len() || read.iter().zip(&file.chain).any(|(a, b)| *a != b) {
+            warn!(file = %self.store.locate(&file.key), txid,
+                "Checkpoint file refused: its chain of deltas is not the one its checkpoint's marker lists; using the previous checkpoint.");
+            return Ok(None);
+        }
+        Ok(Some(Self::state_of(txid, record, chain)))
     }
 
     fn local_seqs(&self, prefix: &str) -> Result<Vec<(i64, String)>, StoreError> {
@@ -410,10 +564,7 @@ impl Checkpoints {
         for (seq, key) in self.local_seqs(&prefix)?.into_iter().rev() {
             match self.read_record(&key, Kind::Local, Some(seq), task, namespace) {
                 Ok(Some((record, _))) => {
-                    return Ok(Some(TaskState {
-                        txid: seq,
-                        data: record.payload,
-                    }));
+                    return Ok(Some(TaskState::whole(seq, record.payload)));
                 }
                 Ok(None) => {}
                 Err(err @ StoreError::Corrupt { .. }) => {
@@ -444,8 +595,10 @@ mod tests {
         for task in [3, 4] {
             let ns = format!("sum-{task}");
             let data = format!("{task}@{txid}");
-            c.save_prepared(task, &ns, txid, data.as_bytes()).unwrap();
-            c.save_committed(task, &ns, txid, data.as_bytes()).unwrap();
+            c.save_prepared(task, &ns, txid, None, data.as_bytes())
+                .unwrap();
+            c.save_committed(task, &ns, txid, None, data.as_bytes())
+                .unwrap();
         }
         c.complete(txid, 1000 + txid as u64).unwrap().unwrap();
     }
@@ -464,10 +617,7 @@ mod tests {
         let restored = c.restore(3, "sum-3").unwrap();
         assert_eq!(
             restored.committed,
-            Some(TaskState {
-                txid: 1,
-                data: b"3@1".to_vec()
-            })
+            Some(TaskState::whole(1, b"3@1".to_vec()))
         );
         assert_eq!(restored.prepared, None);
         let listed = c.list_complete().unwrap();
@@ -485,17 +635,14 @@ mod tests {
         let c = checkpoints(dir.path(), 3);
         commit(&c, 0);
         // Checkpoint 1: prepared by both, committed by task 3 only, no marker.
-        c.save_prepared(3, "sum-3", 1, b"3@1").unwrap();
-        c.save_prepared(4, "sum-4", 1, b"4@1").unwrap();
-        c.save_committed(3, "sum-3", 1, b"3@1").unwrap();
+        c.save_prepared(3, "sum-3", 1, None, b"3@1").unwrap();
+        c.save_prepared(4, "sum-4", 1, None, b"4@1").unwrap();
+        c.save_committed(3, "sum-3", 1, None, b"3@1").unwrap();
         let restored = c.restore(3, "sum-3").unwrap();
         assert_eq!(restored.committed.unwrap().txid, 0);
         assert_eq!(
             restored.prepared,
-            Some(TaskState {
-                txid: 1,
-                data: b"3@1".to_vec()
-            })
+            Some(TaskState::whole(1, b"3@1".to_vec()))
         );
         assert_eq!(c.list_complete().unwrap().len(), 1);
     }
@@ -512,10 +659,7 @@ mod tests {
         let restored = c.restore(3, "sum-3").unwrap();
         assert_eq!(
             restored.committed,
-            Some(TaskState {
-                txid: 0,
-                data: b"3@0".to_vec()
-            })
+            Some(TaskState::whole(0, b"3@0".to_vec()))
         );
         // The other task's file of checkpoint 1 is intact.
         assert_eq!(c.restore(4, "sum-4").unwrap().committed.unwrap().txid, 1);
@@ -537,10 +681,7 @@ mod tests {
         }
         assert_eq!(
             c.restore(4, "sum-4").unwrap().committed,
-            Some(TaskState {
-                txid: 0,
-                data: b"4@0".to_vec()
-            })
+            Some(TaskState::whole(0, b"4@0".to_vec()))
         );
         // A corrupt marker: that checkpoint is not complete any more.
         let marker = dir.path().join(format!("topo/ckpt-{:020}/COMPLETE", 2));
@@ -565,7 +706,7 @@ mod tests {
         commit(&c, 0);
         commit(&c, 1);
         // A valid file of the same task and txid, but not the one the marker lists.
-        c.save_committed(3, "sum-3", 1, b"rewritten").unwrap();
+        c.save_committed(3, "sum-3", 1, None, b"rewritten").unwrap();
         assert_eq!(c.restore(3, "sum-3").unwrap().committed.unwrap().txid, 0);
     }
 
@@ -577,12 +718,109 @@ mod tests {
             commit(&c, txid);
         }
         // An incomplete newer checkpoint stays.
-        c.save_prepared(3, "sum-3", 5, b"3@5").unwrap();
+        c.save_prepared(3, "sum-3", 5, None, b"3@5").unwrap();
         commit(&c, 6);
         let listed: Vec<i64> = c.list_complete().unwrap().iter().map(|i| i.txid).collect();
         assert_eq!(listed, [6, 4]);
         assert_eq!(c.txids().unwrap(), [4, 5, 6]);
         assert!(!dir.path().join(format!("topo/ckpt-{:020}", 3)).exists());
+    }
+
+    /// Task 3 commits `txid` as a delta on `base` (its payload: the txid), then it completes.
+    fn commit_delta(c: &Checkpoints, txid: i64, base: Option<i64>) {
+        let data = format!("d{txid}");
+        c.save_prepared(3, "sum-3", txid, base, data.as_bytes())
+            .unwrap();
+        c.save_committed(3, "sum-3", txid, base, data.as_bytes())
+            .unwrap();
+        c.complete(txid, 1000).unwrap().unwrap();
+    }
+
+    fn delta_state(txid: i64, chain: &[i64]) -> TaskState {
+        let mut payloads = chain.iter().map(|t| format!("d{t}").into_bytes());
+        TaskState {
+            txid,
+            data: payloads.next().unwrap(),
+            deltas: payloads.collect(),
+        }
+    }
+
+    #[test]
+    fn a_delta_restores_with_its_chain_and_the_marker_lists_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = checkpoints(dir.path(), 1);
+        commit_delta(&c, 0, None);
+        commit_delta(&c, 1, Some(0));
+        commit_delta(&c, 2, Some(1));
+        assert_eq!(
+            c.restore(3, "sum-3").unwrap().committed,
+            Some(delta_state(2, &[0, 1, 2]))
+        );
+        let newest = &c.list_complete().unwrap()[0];
+        let file = &newest.tasks[0];
+        assert_eq!(file.base(), Some(1));
+        assert_eq!(
+            file.chain.iter().map(|f| f.txid).collect::<Vec<_>>(),
+            [0, 1]
+        );
+        // Retention keeps one complete checkpoint, and the files its chain needs.
+        assert_eq!(c.txids().unwrap(), [0, 1, 2]);
+        // A new whole state: the old chain can go.
+        commit_delta(&c, 3, None);
+        assert_eq!(c.txids().unwrap(), [3]);
+        assert_eq!(
+            c.restore(3, "sum-3").unwrap().committed,
+            Some(delta_state(3, &[3]))
+        );
+        // A prepared delta newer than the last complete checkpoint comes with its chain.
+        c.save_prepared(3, "sum-3", 4, Some(3), b"d4").unwrap();
+        assert_eq!(
+            c.restore(3, "sum-3").unwrap().prepared,
+            Some(delta_state(4, &[3, 4]))
+        );
+    }
+
+    #[test]
+    fn a_delta_whose_base_is_refused_falls_back_to_the_previous_checkpoint() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = checkpoints(dir.path(), 3);
+        commit_delta(&c, 0, None);
+        commit_delta(&c, 1, None);
+        commit_delta(&c, 2, Some(1));
+        // The base of checkpoint 2 (checkpoint 1's file) corrupted on disk.
+        let file = committed_file(dir.path(), 1, 3);
+        let mut bytes = fs::read(&file).unwrap();
+        let at = bytes.len() - 40;
+        bytes[at] ^= 1;
+        fs::write(&file, &bytes).unwrap();
+        assert_eq!(
+            c.restore(3, "sum-3").unwrap().committed,
+            Some(delta_state(0, &[0]))
+        );
+        // The base replaced by another valid file: not the one the marker lists.
+        c.save_committed(3, "sum-3", 1, None, b"other").unwrap();
+        assert_eq!(c.restore(3, "sum-3").unwrap().committed.unwrap().txid, 0);
+        // The base gone.
+        fs::remove_file(&file).unwrap();
+        assert_eq!(c.restore(3, "sum-3").unwrap().committed.unwrap().txid, 0);
+    }
+
+    #[test]
+    fn a_delta_must_have_an_older_base() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = checkpoints(dir.path(), 3);
+        for base in [5, 6] {
+            assert!(matches!(
+                c.save_prepared(3, "sum-3", 5, Some(base), b"x"),
+                Err(StoreError::BadBase { .. })
+            ));
+        }
+        // A delta whose base has no file cannot complete.
+        c.save_committed(3, "sum-3", 5, Some(4), b"x").unwrap();
+        assert!(matches!(
+            c.complete(5, 1000),
+            Err(StoreError::MissingBase { .. })
+        ));
     }
 
     #[test]

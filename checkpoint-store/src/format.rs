@@ -1,17 +1,21 @@
 //! The checkpoint file: a header, the payload, and a SHA-256 of both.
 //!
 //! ```text
-//! magic "EGRETCK1" (8) | kind u8 | txid i64 | task i32
+//! magic "EGRETCK1" (8) | kind u8 | txid i64 | [base i64] | task i32
 //! | topology length u16 | topology | namespace length u16 | namespace
 //! | payload length u64 | payload | sha256 of everything before (32)
 //! ```
-//! Integers are little-endian. A file whose length is not exactly what its
+//! Integers are little-endian. A delta (its payload holds what changed since
+//! the state of checkpoint `base`) has the kind's high bit set and `base`
+//! after `txid`; a whole state has neither. A file whose length is not exactly what its
 //! header says, or whose checksum does not match, is refused.
 
 use sha2::{Digest, Sha256};
 
 const MAGIC: &[u8; 8] = b"EGRETCK1";
 const CHECKSUM_BYTES: usize = 32;
+/// Set in the kind byte of a delta, whose header carries its base.
+const DELTA_BIT: u8 = 0x80;
 
 /// What a file holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,6 +48,9 @@ pub struct Record {
     pub kind: Kind,
     pub topology: String,
     pub txid: i64,
+    /// A delta: the checkpoint whose state of the same task and namespace
+    /// the payload applies to; `None`: the payload is the whole state.
+    pub base: Option<i64>,
     pub task: i32,
     pub namespace: String,
     pub payload: Vec<u8>,
@@ -96,8 +103,17 @@ impl Record {
                 + CHECKSUM_BYTES,
         );
         out.extend_from_slice(MAGIC);
-        out.push(self.kind as u8);
-        out.extend_from_slice(&self.txid.to_le_bytes());
+        match self.base {
+            None => {
+                out.push(self.kind as u8);
+                out.extend_from_slice(&self.txid.to_le_bytes());
+            }
+            Some(base) => {
+                out.push(self.kind as u8 | DELTA_BIT);
+                out.extend_from_slice(&self.txid.to_le_bytes());
+                out.extend_from_slice(&base.to_le_bytes());
+            }
+        }
         out.extend_from_slice(&self.task.to_le_bytes());
         out.extend_from_slice(&topology_len.to_le_bytes());
         out.extend_from_slice(self.topology.as_bytes());
@@ -118,6 +134,11 @@ impl Record {
         }
         let kind_byte = r.take(1)?[0];
         let txid = i64::from_le_bytes(r.array()?);
+        let base = if kind_byte & DELTA_BIT != 0 {
+            Some(i64::from_le_bytes(r.array()?))
+        } else {
+            None
+        };
         let task = i32::from_le_bytes(r.array()?);
         let topology_len = u16::from_le_bytes(r.array()?) as usize;
         let topology = r.string(topology_len, "topology")?;
@@ -143,11 +164,13 @@ impl Record {
                 actual: hex::encode(actual),
             });
         }
-        let kind = Kind::from_u8(kind_byte).ok_or(FormatError::UnknownKind(kind_byte))?;
+        let kind =
+            Kind::from_u8(kind_byte & !DELTA_BIT).ok_or(FormatError::UnknownKind(kind_byte))?;
         Ok(Self {
             kind,
             topology,
             txid,
+            base,
             task,
             namespace,
             payload: bytes[r.at..body].to_vec(),
@@ -224,6 +247,7 @@ mod tests {
             kind: Kind::Committed,
             topology: "wc".into(),
             txid: 7,
+            base: None,
             task: 3,
             namespace: "count-3".into(),
             payload: b"some state bytes".to_vec(),
@@ -244,9 +268,30 @@ mod tests {
         );
     }
 
+    fn delta() -> Record {
+        Record {
+            base: Some(5),
+            ..record()
+        }
+    }
+
+    #[test]
+    fn a_delta_round_trips_with_its_base() {
+        let bytes = delta().encode().unwrap();
+        assert_eq!(bytes.len(), record().encode().unwrap().len() + 8);
+        assert_eq!(Record::decode(&bytes).unwrap(), delta());
+        assert_eq!(Record::decode(&bytes).unwrap().kind, Kind::Committed);
+    }
+
     #[test]
     fn every_truncation_is_refused() {
-        let bytes = record().encode().unwrap();
+        for bytes in [record().encode().unwrap(), delta().encode().unwrap()] {
+            every_truncation_of(&bytes);
+        }
+    }
+
+    fn every_truncation_of(bytes: &[u8]) {
+        let bytes = bytes.to_vec();
         for len in 0..bytes.len() {
             assert!(Record::decode(&bytes[..len]).is_err(), "{len} bytes");
         }
@@ -260,7 +305,7 @@ mod tests {
 
     #[test]
     fn every_flipped_byte_is_refused() {
-        let bytes = record().encode().unwrap();
+        let bytes = delta().encode().unwrap();
         for at in 0..bytes.len() {
             let mut bad = bytes.clone();
             bad[at] ^= 0x10;

@@ -10,7 +10,8 @@
 //!   (topology, kind, checkpoint id, task, namespace, payload length) and a
 //!   SHA-256 of all of it ([`format`]); a checkpoint is complete once its
 //!   marker, written last, lists every task file it covers; the last N
-//!   complete checkpoints are kept.
+//!   complete checkpoints are kept. A task file may be a delta on an older
+//!   checkpoint's (its chain ends in a whole state), which is then kept too.
 //!
 //! Invariant: a partial, truncated or corrupt file is never read as complete.
 //! Reading checks the length and the checksum; restoring falls back to the
@@ -20,7 +21,7 @@ mod checkpoints;
 pub mod format;
 mod local;
 
-pub use checkpoints::{CheckpointInfo, Checkpoints, Restored, TaskFile, TaskState};
+pub use checkpoints::{ChainFile, CheckpointInfo, Checkpoints, Restored, TaskFile, TaskState};
 pub use format::{FormatError, Kind, Record};
 pub use local::LocalDirStore;
 
@@ -43,6 +44,12 @@ pub enum StoreError {
         #[source]
         source: FormatError,
     },
+    #[error(
+        "checkpoint file '{key}' is a delta whose base, checkpoint {base}, is not older than {txid}"
+    )]
+    BadBase { key: String, base: i64, txid: i64 },
+    #[error("checkpoint file '{key}' is missing, and a delta needs it")]
+    MissingBase { key: String },
     #[error("checkpoint marker '{key}' is unreadable: {reason}")]
     BadMarker { key: String, reason: String },
 }

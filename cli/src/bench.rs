@@ -77,9 +77,12 @@ pub struct BenchArgs {
     /// Also run Egret with two Graphite sinks, one at a port that accepts and never reads, one at a port nothing listens on (system egret-sinks, after egret): throughput with stalled sinks beside without
     #[arg(long)]
     graphite_sinks: bool,
-    /// Measure the delivery guarantees on Egret alone: the bench's stateful workload (dev.egret.bench.StatefulCountTopology: a replayable spout into a stateful count bolt) as egret-atleast (at-least-once), egret-eo-10s, egret-eo-1s, egret-eo-1s-pause and egret-eo-100ms (effectively once, checkpoints every 10 s, 1 s (buffered alignment, or pausing the spouts), 100 ms), in place of --systems; after each window one count bolt JVM is killed (kill -9) and the time until acks are back to half the window's rate is reported; args after -- go to its main (spouts=N, bolts=N, keys=N)
+    /// Measure the delivery guarantees on Egret alone: the bench's stateful workload (dev.egret.bench.StatefulCountTopology: a replayable spout into a stateful count bolt) as egret-atleast (at-least-once), egret-eo-10s, egret-eo-1s, egret-eo-1s-pause, egret-eo-100ms and egret-eo-100ms-delta (effectively once, checkpoints every 10 s, 1 s (buffered alignment, or pausing the spouts), 100 ms, 100 ms stored whole at one in ten and as deltas between), in place of --systems; after each window one count bolt JVM is killed (kill -9) and the time until acks are back to half the window's rate is reported; args after -- go to its main (spouts=N, bolts=N, keys=N)
     #[arg(long)]
     guarantees: bool,
+    /// With --guarantees: which of its modes to run, in order (default: all)
+    #[arg(long, value_delimiter = ',', value_name = "LIST")]
+    modes: Vec<String>,
     /// Also run the no-framework ceiling (the topology's spouts and bolts called directly in one JVM thread)
     #[arg(long)]
     ceiling: bool,
@@ -176,8 +179,16 @@ pub fn run(args: BenchArgs, conf: Vec<String>, java: String) -> anyhow::Result<(
             "--guarantees runs its own workload and systems on Egret: it cannot be combined with --rate, --workload, --jar, --main, --graphite-sinks, --ceiling, --profile or --bridge"
         );
     }
+    if !args.modes.is_empty() && !args.guarantees {
+        bail!("--modes picks among the modes of --guarantees: give --guarantees too");
+    }
+    let guarantee_modes = if args.guarantees {
+        egret_bench::guarantees::select(&args.modes).map_err(anyhow::Error::msg)?
+    } else {
+        Vec::new()
+    };
     let systems = if args.guarantees {
-        egret_bench::guarantees::modes()
+        guarantee_modes
             .iter()
             .map(|m| m.system.to_owned())
             .collect()
@@ -510,7 +521,7 @@ pub fn run(args: BenchArgs, conf: Vec<String>, java: String) -> anyhow::Result<(
     }
     println!();
     if args.guarantees {
-        for mode in egret_bench::guarantees::modes() {
+        for mode in &guarantee_modes {
             println!("{}: {}", mode.system, mode.what);
         }
         println!("{}", egret_bench::guarantees::table(&recoveries));

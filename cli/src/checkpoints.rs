@@ -1,6 +1,7 @@
 //! `egret checkpoints NAME`: the complete checkpoints of a topology of the local
 //! cluster, newest first, as its checkpoint store holds them (id, when it
-//! completed, tasks, bytes of their state files).
+//! completed, tasks, how many of their state files are deltas, bytes of the
+//! files).
 
 use std::sync::Arc;
 
@@ -36,15 +37,16 @@ fn table(name: &str, dir: &str, complete: &[CheckpointInfo]) -> String {
         return format!("Topology '{name}' has no complete checkpoint (in {dir}).\n");
     }
     let mut out = format!(
-        "{:<10} {:<24} {:>6} {:>12}\n",
-        "ID", "COMPLETED (UTC)", "TASKS", "BYTES"
+        "{:<10} {:<24} {:>6} {:>6} {:>12}\n",
+        "ID", "COMPLETED (UTC)", "TASKS", "DELTAS", "BYTES"
     );
     for c in complete {
         out.push_str(&format!(
-            "{:<10} {:<24} {:>6} {:>12}\n",
+            "{:<10} {:<24} {:>6} {:>6} {:>12}\n",
             c.txid,
             utc(c.time_ms),
             c.tasks.len(),
+            c.tasks.iter().filter(|t| t.base().is_some()).count(),
             c.total_bytes()
         ));
     }
@@ -115,14 +117,16 @@ mod tests {
         );
         for txid in 0..2 {
             for task in [1, 2] {
+                // Task 1's checkpoint 1: a delta on 0.
+                let base = (task == 1 && txid == 1).then_some(0);
                 store
-                    .save_committed(task, &format!("sum-{task}"), txid, &[7; 100])
+                    .save_committed(task, &format!("sum-{task}"), txid, base, &[7; 100])
                     .unwrap();
             }
             store.complete(txid, 1_764_633_600_000 + 1500).unwrap();
         }
         // Prepared only: not complete, not listed.
-        store.save_prepared(1, "sum-1", 2, b"x").unwrap();
+        store.save_prepared(1, "sum-1", 2, None, b"x").unwrap();
         let shown = render(&cluster, "wc").unwrap();
         let rows: Vec<Vec<&str>> = shown
             .lines()
@@ -134,7 +138,8 @@ mod tests {
         assert_eq!(rows[1][0], "0", "{shown}");
         assert_eq!(&rows[0][1..3], ["2025-12-02", "00:00:01.500"], "{shown}");
         assert_eq!(rows[0][3], "2", "{shown}");
-        let bytes: u64 = rows[0][4].parse().unwrap();
+        assert_eq!((rows[0][4], rows[1][4]), ("1", "0"), "{shown}");
+        let bytes: u64 = rows[0][5].parse().unwrap();
         assert!(bytes > 200, "{shown}");
         assert!(shown.contains("2 complete checkpoint(s)"), "{shown}");
     }

@@ -51,6 +51,11 @@ pub const DEFAULT_CHECKPOINT_RETAIN: u32 = 3;
 /// from each PREPARE to its COMMIT instead, and nothing is buffered.
 pub const CHECKPOINT_ALIGNMENT_BYTES: &str = "egret.checkpoint.alignment.bytes";
 pub const DEFAULT_CHECKPOINT_ALIGNMENT_BYTES: u64 = 16 * 1024 * 1024;
+/// A durable state is stored whole at one checkpoint in this many, and as a
+/// delta (what changed since its previous checkpoint) at the others; 1: whole
+/// at every checkpoint.
+pub const CHECKPOINT_FULL_EVERY: &str = "egret.checkpoint.full.every";
+pub const DEFAULT_CHECKPOINT_FULL_EVERY: u32 = 1;
 /// What an instance JVM may use beyond its heap before its memory limit.
 pub const DEFAULT_JVM_OVERHEAD_MB: u32 = 256;
 
@@ -235,6 +240,8 @@ pub fn resolve(config: &ConfigMap) -> Result<TopologySettings, SettingsError> {
     };
     let alignment_buffer_bytes = non_negative_u64(config, CHECKPOINT_ALIGNMENT_BYTES)?
         .unwrap_or(DEFAULT_CHECKPOINT_ALIGNMENT_BYTES);
+    let checkpoint_full_every =
+        positive_u32(config, CHECKPOINT_FULL_EVERY)?.unwrap_or(DEFAULT_CHECKPOINT_FULL_EVERY);
     Ok(TopologySettings {
         frame_max_bytes: u32::try_from(frame_max_bytes).unwrap_or(DEFAULT_FRAME_MAX_BYTES),
         batch_size,
@@ -252,6 +259,7 @@ pub fn resolve(config: &ConfigMap) -> Result<TopologySettings, SettingsError> {
         bridge: bridge as i32,
         effectively_once,
         alignment_buffer_bytes,
+        checkpoint_full_every,
     })
 }
 
@@ -444,7 +452,8 @@ pub fn describe(s: &TopologySettings) -> String {
          {INSTANCE_INBOUND_BYTES}={} \
          {INSTANCE_OUTBOUND_BYTES}={} {HIGH_WATERMARK}={} {LOW_WATERMARK}={} acking={} \
          {MESSAGE_TIMEOUT_SECS}={} {ENABLE_MESSAGE_TIMEOUTS}={} {ISOLATION}={} {JVM_OVERHEAD_MB}={} \
-         {BRIDGE}={} {RELIABILITY_MODE}={} {CHECKPOINT_ALIGNMENT_BYTES}={}",
+         {BRIDGE}={} {RELIABILITY_MODE}={} {CHECKPOINT_ALIGNMENT_BYTES}={} \
+         {CHECKPOINT_FULL_EVERY}={}",
         s.frame_max_bytes,
         s.batch_size,
         s.batch_flush_ms,
@@ -461,6 +470,7 @@ pub fn describe(s: &TopologySettings) -> String {
         bridge_name(s.bridge()),
         mode_of(s).name(),
         s.alignment_buffer_bytes,
+        s.checkpoint_full_every.max(1),
     )
 }
 
@@ -659,7 +669,7 @@ mod tests {
         assert!(
             line.ends_with(
                 "egret.instance.bridge=jni topology.reliability.mode=ATLEAST_ONCE \
-                 egret.checkpoint.alignment.bytes=16777216"
+                 egret.checkpoint.alignment.bytes=16777216 egret.checkpoint.full.every=1"
             ),
             "{line}"
         );
@@ -687,6 +697,22 @@ mod tests {
     }
 
     #[test]
+    fn full_every_is_a_positive_count() {
+        let with = |value: Value| {
+            resolve(&config(&[(CHECKPOINT_FULL_EVERY, value)])).map(|s| s.checkpoint_full_every)
+        };
+        assert_eq!(resolve(&ConfigMap::new()).unwrap().checkpoint_full_every, 1);
+        assert_eq!(with(json!(10)).unwrap(), 10);
+        assert_eq!(with(json!("4")).unwrap(), 4);
+        for bad_value in [json!(0), json!(-2), json!("often")] {
+            let err = with(bad_value.clone()).unwrap_err().to_string();
+            assert!(err.contains(CHECKPOINT_FULL_EVERY), "{bad_value}: {err}");
+        }
+        let line = describe(&resolve(&config(&[(CHECKPOINT_FULL_EVERY, json!(10))])).unwrap());
+        assert!(line.ends_with("egret.checkpoint.full.every=10"), "{line}");
+    }
+
+    #[test]
     fn defaults_when_nothing_is_set() {
         let s = resolve(&ConfigMap::new()).unwrap();
         assert_eq!(
@@ -708,6 +734,7 @@ mod tests {
                 bridge: Bridge::Socket as i32,
                 effectively_once: false,
                 alignment_buffer_bytes: DEFAULT_CHECKPOINT_ALIGNMENT_BYTES,
+                checkpoint_full_every: 1,
             }
         );
         let nulls: Vec<(&str, Value)> = [
@@ -768,6 +795,7 @@ mod tests {
             bridge: Bridge::Socket as i32,
             effectively_once: false,
             alignment_buffer_bytes: DEFAULT_CHECKPOINT_ALIGNMENT_BYTES,
+            checkpoint_full_every: 1,
         };
         assert_eq!(resolve(&n).unwrap(), expected);
         assert_eq!(resolve(&f).unwrap(), expected);

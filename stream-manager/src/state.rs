@@ -88,12 +88,13 @@ fn carry_out(
 ) -> Result<StateReply, StoreError> {
     match request {
         Request::Save(m) => {
+            let base = m.delta.then_some(m.base_txid);
             match m.kind() {
                 StateKind::Prepared => {
-                    store.save_prepared(m.task_id, &m.namespace, m.txid, &m.data)?
+                    store.save_prepared(m.task_id, &m.namespace, m.txid, base, &m.data)?
                 }
                 StateKind::Committed => {
-                    store.save_committed(m.task_id, &m.namespace, m.txid, &m.data)?
+                    store.save_committed(m.task_id, &m.namespace, m.txid, base, &m.data)?
                 }
                 StateKind::Local => store.save_local(m.task_id, &m.namespace, &m.data)?,
                 StateKind::Unspecified => {
@@ -119,11 +120,13 @@ fn carry_out(
                     reply.has_committed = true;
                     reply.committed_txid = c.txid;
                     reply.committed = c.data.into();
+                    reply.committed_deltas = c.deltas.into_iter().map(Into::into).collect();
                 }
                 if let Some(p) = restored.prepared {
                     reply.has_prepared = true;
                     reply.prepared_txid = p.txid;
                     reply.prepared = p.data.into();
+                    reply.prepared_deltas = p.deltas.into_iter().map(Into::into).collect();
                 }
             }
             info!(
@@ -168,6 +171,19 @@ mod tests {
             kind: kind as i32,
             txid,
             data: data.to_vec().into(),
+            delta: false,
+            base_txid: 0,
+        })
+    }
+
+    fn delta(request_id: u64, kind: StateKind, txid: i64, base_txid: i64, data: &[u8]) -> Request {
+        let Request::Save(m) = save(request_id, 2, kind, txid, data) else {
+            unreachable!("save makes a Save");
+        };
+        Request::Save(StateSave {
+            delta: true,
+            base_txid,
+            ..m
         })
     }
 
@@ -203,6 +219,39 @@ mod tests {
             (0, &b"c0"[..])
         );
         assert_eq!((reply.prepared_txid, &reply.prepared[..]), (1, &b"p1"[..]));
+        assert!(reply.committed_deltas.is_empty() && reply.prepared_deltas.is_empty());
+
+        // Checkpoint 2 stored as a delta on 0: its state comes as 0's and the delta.
+        for (id, kind) in [(10, StateKind::Prepared), (11, StateKind::Committed)] {
+            let reply = serve(&store, "i", &tasks, delta(id, kind, 2, 0, b"d2")).await;
+            assert_eq!(reply.error, "");
+        }
+        let complete = Request::Complete(CheckpointComplete {
+            request_id: 12,
+            txid: 2,
+        });
+        assert_eq!(serve(&store, "i", &tasks, complete).await.error, "");
+        let load = Request::Load(StateLoad {
+            request_id: 13,
+            task_id: 2,
+            namespace: "sum-2".into(),
+            local: false,
+        });
+        let reply = serve(&store, "i", &tasks, load).await;
+        assert_eq!(
+            (reply.committed_txid, &reply.committed[..]),
+            (2, &b"c0"[..])
+        );
+        assert_eq!(reply.committed_deltas, [&b"d2"[..]]);
+        assert!(!reply.has_prepared);
+        let bad = serve(
+            &store,
+            "i",
+            &tasks,
+            delta(14, StateKind::Prepared, 3, 3, b"x"),
+        )
+        .await;
+        assert!(bad.error.contains("not older"), "{}", bad.error);
 
         let other = serve(&store, "i", &tasks, save(6, 9, StateKind::Local, 0, b"x")).await;
         assert!(other.error.contains("task 9"), "{}", other.error);

@@ -9,7 +9,10 @@
 //! the counts of the input exactly: no word lost, none counted twice. With
 //! the JNI bridge the executors are threads of each stream manager's embedded
 //! JVM, so the faults are the stream managers (with all their executors), the
-//! topology master and whole containers.
+//! topology master and whole containers. That run also stores the count
+//! bolt's state as deltas (`egret.checkpoint.full.every` 3: whole at one
+//! checkpoint in three), so its restarts restore from a whole copy and the
+//! deltas after it.
 //!
 //! The join tests check the alignment of markers: a count bolt reading the
 //! split bolt and a slow path holds the inputs that are ahead, under
@@ -180,19 +183,22 @@ fn candidates(home: &Path, kind: Kind) -> Vec<(i32, String)> {
 
 #[test]
 fn word_count_is_exact_under_20_kill_9() {
-    exact_under_kill_9(&Cluster::new("effectively-once").expect("cluster"));
+    exact_under_kill_9(&Cluster::new("effectively-once").expect("cluster"), None);
 }
 
 #[test]
-fn word_count_is_exact_under_20_kill_9_with_the_jni_bridge() {
+fn word_count_is_exact_under_20_kill_9_with_the_jni_bridge_and_deltas() {
     exact_under_kill_9(
         &Cluster::with_bridge("effectively-once-jni", Bridge::Jni).expect("cluster"),
+        Some(3),
     );
 }
 
 /// The fault run: `FAULTS` kills of the bridge's kinds (each kind once first, then
-/// seeded), then every sentence acked and the committed counts exact.
-fn exact_under_kill_9(cluster: &Cluster) {
+/// seeded), then every sentence acked and the committed counts exact. With
+/// `full_every`, the state is stored whole at one checkpoint in that many and
+/// as deltas between: the checkpoints kept list deltas.
+fn exact_under_kill_9(cluster: &Cluster, full_every: Option<u32>) {
     let kinds: &[Kind] = match cluster.bridge() {
         Bridge::Socket => &KINDS,
         Bridge::Jni => &JNI_KINDS,
@@ -201,7 +207,9 @@ fn exact_under_kill_9(cluster: &Cluster) {
     let out = cluster.out_dir();
     let sentences = format!("sentences={SENTENCES}");
     // Throttled (30 sentences/s per spout task) so the input spans the faults.
-    let args = [sentences.as_str(), "rate=30", "timeout=5", "pending=40"];
+    let full = full_every.map(|n| format!("full={n}"));
+    let mut args = vec![sentences.as_str(), "rate=30", "timeout=5", "pending=40"];
+    args.extend(full.as_deref());
     eprintln!("submitting {CLASS} {name} {}", args.join(" "));
     cluster
         .submit_example_with(CLASS, &name, &args)
@@ -294,7 +302,48 @@ fn exact_under_kill_9(cluster: &Cluster) {
         lost == 0 && duplicated == 0,
         "lost {lost}, duplicated {duplicated}: {words}"
     );
+    let from_deltas = restores_from_deltas(cluster);
+    eprintln!("effectively once: {from_deltas} restore(s) from a whole copy and its deltas");
+    let listed = cluster.run(["checkpoints", &name]).expect("run egret");
+    assert!(listed.success(), "egret checkpoints: {}", listed.describe());
+    let deltas = delta_files(&listed.combined());
+    eprintln!("{}", listed.combined());
+    match full_every {
+        Some(_) => assert!(deltas > 0, "no checkpoint kept holds a delta"),
+        None => assert_eq!(
+            deltas, 0,
+            "deltas stored with egret.checkpoint.full.every unset"
+        ),
+    }
     cluster.kill_and_check_clean(&name).expect("kill");
+}
+
+/// The task files stored as deltas in the checkpoints `egret checkpoints` lists
+/// (its DELTAS column).
+fn delta_files(listing: &str) -> usize {
+    let mut lines = listing.lines();
+    let Some(at) = lines
+        .next()
+        .and_then(|h| h.split_whitespace().position(|c| c == "DELTAS"))
+    else {
+        return 0;
+    };
+    // "COMPLETED (UTC)" is two words in the header and two (date, time) in each row.
+    lines
+        .filter_map(|l| l.split_whitespace().nth(at)?.parse::<usize>().ok())
+        .sum()
+}
+
+/// The states restored from a whole copy and deltas (their log lines).
+fn restores_from_deltas(cluster: &Cluster) -> usize {
+    cluster
+        .logs()
+        .values()
+        .flat_map(|text| text.lines())
+        .filter(|l| {
+            l.contains("restored from the checkpoint store: committed") && l.contains("delta(s)")
+        })
+        .count()
 }
 
 /// The alignment bound of the join test: above anything its inputs can have in

@@ -51,7 +51,7 @@ import org.apache.storm.tuple.Values;
  * delay} ms (150) per tuple, into the count bolt, which then aligns markers from the split
  * bolt's tasks and from the slow relay, whose markers come late; acked log {@code
  * <out>/eo-slow-acked-0.log}), {@code align} (egret.checkpoint.alignment.bytes; -1: left
- * unset).
+ * unset), {@code full} (egret.checkpoint.full.every; 0: left unset).
  */
 public final class EffectivelyOnceWordCountTopology {
     public static final String SPOUT = "sentences";
@@ -268,6 +268,7 @@ public final class EffectivelyOnceWordCountTopology {
                 "timeout", 5, "pending", 50, "interval", 500, "eo", 1, "slow", 0));
         o.put("delay", 150);
         o.put("align", -1);
+        o.put("full", 0);
         for (int i = 2; i < args.length; i++) {
             int eq = args[i].indexOf('=');
             if (eq < 0 || !o.containsKey(args[i].substring(0, eq))) {
@@ -296,6 +297,9 @@ public final class EffectivelyOnceWordCountTopology {
         }
         if (o.get("align") >= 0) {
             conf.put("egret.checkpoint.alignment.bytes", o.get("align"));
+        }
+        if (o.get("full") > 0) {
+            conf.put("egret.checkpoint.full.every", o.get("full"));
         }
         StormSubmitter.submitTopology(args[0], conf, builder.createTopology());
     }

@@ -205,6 +205,7 @@ final class InstanceExecutor {
         this.acking = settings.getAcking();
         this.effectivelyOnce = settings.getEffectivelyOnce();
         StateChannel.effectivelyOnce(effectivelyOnce);
+        StateChannel.fullEvery(settings.getCheckpointFullEvery());
         this.alignmentBytes = settings.getAlignmentBufferBytes();
         this.maxSpoutPending = Math.max(0, intConf(componentConf, "topology.max.spout.pending", 0));
         this.messageTimeoutSecs = positiveInt(settings.getMessageTimeoutSecs(), "message_timeout_secs");
@@ -1017,7 +1018,8 @@ final class InstanceExecutor {
                 + " topology.enable.message.timeouts=" + timeoutsEnabled
                 + " topology.reliability.mode="
                 + (effectivelyOnce ? "EFFECTIVELY_ONCE" : acking ? "ATLEAST_ONCE" : "ATMOST_ONCE")
-                + " egret.checkpoint.alignment.bytes=" + Long.toUnsignedString(alignmentBytes);
+                + " egret.checkpoint.alignment.bytes=" + Long.toUnsignedString(alignmentBytes)
+                + " egret.checkpoint.full.every=" + Math.max(1, settings.getCheckpointFullEvery());
     }
 
     static boolean isTrue(Object v) {

@@ -7,7 +7,9 @@ import dev.egret.proto.StateKind;
 import dev.egret.proto.StateLoad;
 import dev.egret.proto.StateReply;
 import dev.egret.proto.StateSave;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -29,7 +31,8 @@ import org.apache.storm.task.TopologyContext;
  * when the connection is lost before its reply (the instance is restarted and recovers
  * from the store) or after {@link #TIMEOUT_SECONDS}.
  */
-public final class StateChannel {
+public final class StateChannel implements StateStore {
+
     /** How long a request waits for its reply. */
     static final long TIMEOUT_SECONDS = 60;
 
@@ -73,6 +76,7 @@ public final class StateChannel {
     }
 
     private static volatile boolean effectivelyOnce;
+    private static volatile int fullEvery = 1;
     private static final AtomicLong CONNECTION_EPOCH = new AtomicLong(1);
 
     /**
@@ -95,6 +99,18 @@ public final class StateChannel {
 
     static void effectivelyOnce(boolean on) {
         effectivelyOnce = on;
+    }
+
+    /**
+     * egret.checkpoint.full.every (resolved by Rust): a durable state is stored whole at one
+     * checkpoint in this many, as a delta on its previous checkpoint at the others.
+     */
+    public static int fullEvery() {
+        return fullEvery;
+    }
+
+    static void fullEvery(int every) {
+        fullEvery = Math.max(1, every);
     }
 
     /**
@@ -146,47 +162,66 @@ public final class StateChannel {
         }
     }
 
-    /** What a task restarts from. */
+    /**
+     * What a task restarts from: a state is its whole state at the start of its chain
+     * ({@code committed}, {@code prepared}), then its deltas in order (none: the whole state).
+     */
     public static final class Loaded {
         public final boolean hasCommitted;
         public final long committedTxid;
         public final byte[] committed;
+        public final List<byte[]> committedDeltas;
         public final boolean hasPrepared;
         public final long preparedTxid;
         public final byte[] prepared;
+        public final List<byte[]> preparedDeltas;
 
-        Loaded(StateReply r) {
+        public Loaded(StateReply r) {
             this.hasCommitted = r.getHasCommitted();
             this.committedTxid = r.getCommittedTxid();
             this.committed = r.getCommitted().toByteArray();
+            this.committedDeltas = bytes(r.getCommittedDeltasList());
             this.hasPrepared = r.getHasPrepared();
             this.preparedTxid = r.getPreparedTxid();
             this.prepared = r.getPrepared().toByteArray();
+            this.preparedDeltas = bytes(r.getPreparedDeltasList());
+        }
+
+        private static List<byte[]> bytes(List<ByteString> in) {
+            List<byte[]> out = new ArrayList<>(in.size());
+            for (ByteString b : in) {
+                out.add(b.toByteArray());
+            }
+            return out;
         }
     }
 
-    public void savePrepared(int task, String namespace, long txid, byte[] data) {
-        save(task, namespace, StateKind.STATE_KIND_PREPARED, txid, data);
+    @Override
+    public void savePrepared(int task, String namespace, long txid, Long base, byte[] data) {
+        save(task, namespace, StateKind.STATE_KIND_PREPARED, txid, base, data);
     }
 
-    public void saveCommitted(int task, String namespace, long txid, byte[] data) {
-        save(task, namespace, StateKind.STATE_KIND_COMMITTED, txid, data);
+    @Override
+    public void saveCommitted(int task, String namespace, long txid, Long base, byte[] data) {
+        save(task, namespace, StateKind.STATE_KIND_COMMITTED, txid, base, data);
     }
 
-    /** The task's own state outside any checkpoint (a commit without a txid). */
+    @Override
     public void saveLocal(int task, String namespace, byte[] data) {
-        save(task, namespace, StateKind.STATE_KIND_LOCAL, 0, data);
+        save(task, namespace, StateKind.STATE_KIND_LOCAL, 0, null, data);
     }
 
-    private void save(int task, String namespace, StateKind kind, long txid, byte[] data) {
+    private void save(int task, String namespace, StateKind kind, long txid, Long base, byte[] data) {
         long id = nextId.getAndIncrement();
-        call(id, "saving the state of " + namespace, InstanceToStreamManager.newBuilder()
-                .setStateSave(StateSave.newBuilder().setRequestId(id).setTaskId(task).setNamespace(namespace)
-                        .setKind(kind).setTxid(txid).setData(ByteString.copyFrom(data)))
-                .build());
+        StateSave.Builder save = StateSave.newBuilder().setRequestId(id).setTaskId(task).setNamespace(namespace)
+                .setKind(kind).setTxid(txid).setData(ByteString.copyFrom(data));
+        if (base != null) {
+            save.setDelta(true).setBaseTxid(base);
+        }
+        call(id, "saving the state of " + namespace, InstanceToStreamManager.newBuilder().setStateSave(save).build());
     }
 
-    /** With {@code local}, the task's newest own state; else the newest complete checkpoint's and a newer prepared one. */
+    @Override
     public Loaded load(int task, String namespace, boolean local) {
         long id = nextId.getAndIncrement();
         return new Loaded(call(id, "loading the state of " + namespace, InstanceToStreamManager.newBuilder()

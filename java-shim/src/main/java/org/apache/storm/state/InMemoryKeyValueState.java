@@ -1,8 +1,10 @@
 package org.apache.storm.state;
 
+import dev.egret.instance.StateChannel;
 import java.util.Collections;
 import java.util.Iterator;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,6 +20,11 @@ import org.slf4j.LoggerFactory;
  * before the call returns; at first use after a restart of its JVM it starts from the copy
  * of the newest complete checkpoint (and a newer staged copy, for the COMMIT that may
  * follow). Within a run it behaves as Storm's.
+ *
+ * <p>With {@code egret.checkpoint.full.every} N above 1, a staged copy is stored whole at one
+ * checkpoint in N and as a delta at the others: the keys put or deleted since the previous
+ * staged copy, on the committed checkpoint that copy became. The first checkpoint after a
+ * restore or a rollback is stored whole.
  */
 public class InMemoryKeyValueState<K, V> implements KeyValueState<K, V> {
     private static final Logger LOG = LoggerFactory.getLogger(InMemoryKeyValueState.class);
@@ -44,14 +51,38 @@ public class InMemoryKeyValueState<K, V> implements KeyValueState<K, V> {
     /** Egret: where the prepared and committed copies are also kept; null: memory only. */
     private final DurableBacking durable;
     private volatile boolean restored;
+    /** egret.checkpoint.full.every: 1, every staged copy is stored whole. */
+    private final int fullEvery;
+    /** The keys put or deleted since the last staged copy (kept only when deltas are stored). */
+    private Set<K> changed = ConcurrentHashMap.newKeySet();
+    /**
+     * The checkpoint whose committed copy {@link #changed} is relative to (the last staged copy,
+     * committed); null: the next staged copy is stored whole.
+     */
+    private Long deltaBase;
+    /** Deltas stored since the last whole copy. */
+    private int deltasSinceWhole;
+    /** How the pending staged copy was stored (null: staged in an earlier run, or not durable). */
+    private DurableBacking.Staged staged;
 
     public InMemoryKeyValueState() {
         this(null);
     }
 
     InMemoryKeyValueState(DurableBacking durable) {
+        this(durable, StateChannel.fullEvery());
+    }
+
+    InMemoryKeyValueState(DurableBacking durable, int fullEvery) {
         this.durable = durable;
         this.restored = durable == null;
+        this.fullEvery = durable == null ? 1 : Math.max(1, fullEvery);
+    }
+
+    private void changed(K key) {
+        if (fullEvery > 1) {
+            changed.add(key);
+        }
     }
 
     /** At first use of a durable state: starts from what the checkpoint store has. */
@@ -73,8 +104,8 @@ public class InMemoryKeyValueState<K, V> implements KeyValueState<K, V> {
                 preparedState = new TxIdState<>(copies[1].txid, (Map<K, V>) copies[1].state);
             }
             LOG.info("State {} restored from the checkpoint store: committed {}, prepared {}", durable.namespace(),
-                    copies[0] == null ? "none" : "txid " + copies[0].txid + " (" + copies[0].state.size() + " keys)",
-                    copies[1] == null ? "none" : "txid " + copies[1].txid);
+                    copies[0] == null ? "none" : copies[0].describe(),
+                    copies[1] == null ? "none" : copies[1].describe());
             restored = true;
         }
     }
@@ -83,6 +114,7 @@ public class InMemoryKeyValueState<K, V> implements KeyValueState<K, V> {
     public void put(K key, V value) {
         restore();
         state.put(key, value);
+        changed(key);
     }
 
     @Override
@@ -100,7 +132,9 @@ public class InMemoryKeyValueState<K, V> implements KeyValueState<K, V> {
     @Override
     public V delete(K key) {
         restore();
-        return state.remove(key);
+        V removed = state.remove(key);
+        changed(key);
+        return removed;
     }
 
     @Override
@@ -117,6 +151,7 @@ public class InMemoryKeyValueState<K, V> implements KeyValueState<K, V> {
             durable.committedWithoutTxid(committing.state);
         }
         commitedState = committing;
+        deltaBase = null;
     }
 
     @Override
@@ -125,8 +160,16 @@ public class InMemoryKeyValueState<K, V> implements KeyValueState<K, V> {
         restore();
         if (preparedState != null && txid == preparedState.txid) {
             if (durable != null) {
-                durable.committed(txid, preparedState.state);
+                if (staged != null) {
+                    durable.committed(txid, staged);
+                    deltasSinceWhole = staged.base == null ? 0 : deltasSinceWhole + 1;
+                    deltaBase = txid;
+                } else {
+                    durable.committed(txid, preparedState.state);
+                    deltaBase = null;
+                }
             }
+            staged = null;
             commitedState = preparedState;
             preparedState = null;
         } else if (durable != null && preparedState == null && commitedState != null && txid == commitedState.txid) {
@@ -148,7 +191,16 @@ public class InMemoryKeyValueState<K, V> implements KeyValueState<K, V> {
         }
         TxIdState<K, V> preparing = new TxIdState<>(txid, new ConcurrentHashMap<>(state));
         if (durable != null) {
-            durable.prepared(txid, preparing.state);
+            Set<K> since = changed;
+            changed = ConcurrentHashMap.newKeySet();
+            // A copy staged again (its COMMIT did not come) is stored whole: the keys changed
+            // before the first staging were forgotten then.
+            if (preparedState == null && deltaBase != null && deltaBase < txid
+                    && deltasSinceWhole + 1 < fullEvery) {
+                staged = durable.preparedDelta(txid, deltaBase, preparing.state, since);
+            } else {
+                staged = durable.prepared(txid, preparing.state);
+            }
         }
         preparedState = preparing;
     }
@@ -157,6 +209,8 @@ public class InMemoryKeyValueState<K, V> implements KeyValueState<K, V> {
     public void rollback() {
         restore();
         preparedState = null;
+        staged = null;
+        deltaBase = null;
         if (commitedState != null) {
             state = new ConcurrentHashMap<>(commitedState.state);
         } else {
