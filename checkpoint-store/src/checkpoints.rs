@@ -446,11 +446,7 @@ impl Checkpoints {
                     break;
                 }
                 Ok(None) => {}
-                Err(
-                    err @ (StoreError::Corrupt { .. }
-                    | StoreError::MissingBase { .. }
-                    | StoreError::BadBase { .. }),
-                ) => {
+                Err(err) if err.is_refusal() => {
                     warn!(file = %self.store.locate(&file.key), txid = info.txid, error = %err,
                         "Checkpoint file refused by its checksum or header, or its chain is; using the previous checkpoint.");
                 }
@@ -479,11 +475,7 @@ impl Checkpoints {
                     break;
                 }
                 Ok(None) => {}
-                Err(
-                    err @ (StoreError::Corrupt { .. }
-                    | StoreError::MissingBase { .. }
-                    | StoreError::BadBase { .. }),
-                ) => {
+                Err(err) if err.is_refusal() => {
                     warn!(file = %self.store.locate(&key), txid, error = %err,
                         "Prepared checkpoint file refused by its checksum or header, or its chain is; passing it over.");
                 }

@@ -54,6 +54,17 @@ pub enum StoreError {
     BadMarker { key: String, reason: String },
 }
 
+impl StoreError {
+    /// A file refused for what it holds (checksum, header, a delta's chain),
+    /// not a failure of the store: a restore passes it over for an older one.
+    pub fn is_refusal(&self) -> bool {
+        matches!(
+            self,
+            Self::Corrupt { .. } | Self::MissingBase { .. } | Self::BadBase { .. }
+        )
+    }
+}
+
 /// Whole objects under `/`-separated keys, as an object store holds them.
 ///
 /// Contract: `put` is atomic (a reader sees the old object, the new one, or

@@ -545,6 +545,8 @@ pub(crate) async fn writer(
     let id = context.plan.instance_id.clone();
     let component = context.plan.component.clone();
     let mut current: Option<Current> = None;
+    // Connections of this instance so far, in this process.
+    let mut connections = 0u32;
     let pressure = shared.router.pressure();
     let spout = pressure.is_local_spout(&component);
     let mut throttle = pressure.throttled();
@@ -560,6 +562,7 @@ pub(crate) async fn writer(
                         if current.is_some() {
                             info!(instance = %id, connection, "Instance reconnected: its new connection replaces the old one.");
                         }
+                        connections = connections.saturating_add(1);
                         current = Some(Current { connection, sink, _superseded: superseded, assigned: false, ready: false, state: 0, sampling_pct: 0.0, throttled: false, log_levels: Vec::new() });
                         let plan = plans.borrow().clone();
                         if let Some(plan) = plan {
@@ -571,6 +574,9 @@ pub(crate) async fn writer(
                         if let Some(conn) = current.as_mut().filter(|c| c.connection == connection) {
                             conn.ready = true;
                             info!(instance = %id, connection, "Instance registered and ready.");
+                            if shared.effectively_once {
+                                crate::master::forward_instance_ready(&shared, &id, connections > 1);
+                            }
                         }
                     }
                     InstanceEvent::StateReply { connection, reply } => {

@@ -328,6 +328,22 @@ impl Ledger {
         })
     }
 
+    /// Fails every pending tree (FAILED, counted as failed).
+    pub fn fail_all(&mut self) -> Vec<TreeEvent> {
+        let roots: Vec<Root> = self
+            .buckets
+            .iter_mut()
+            .flat_map(|bucket| bucket.drain().map(|(root, _)| root))
+            .collect();
+        roots
+            .into_iter()
+            .map(|root| {
+                self.stats(root.spout_task).failed += 1;
+                failed(root)
+            })
+            .collect()
+    }
+
     /// Drops the oldest bucket: its trees time out (FAILED, counted as timeouts).
     pub fn rotate(&mut self) -> Vec<TreeEvent> {
         let expired = self
@@ -503,6 +519,31 @@ mod tests {
         assert_eq!(ledger.late, 2);
         let stats = &ledger.task_stats()[&3];
         assert_eq!((stats.acked, stats.failed, stats.timed_out), (0, 1, 0));
+    }
+
+    #[test]
+    fn fail_all_fails_every_pending_tree_of_any_age_once() {
+        let mut clock = Clock::new();
+        clock.ledger.init(root(1), 5, clock.now);
+        clock.advance(rotation_period(T));
+        clock.ledger.init(root(2), 6, clock.now);
+        let mut failed: Vec<u64> = clock
+            .ledger
+            .fail_all()
+            .iter()
+            .map(|e| {
+                assert_eq!(outcome(e), TreeOutcome::Failed);
+                e.root.unwrap().key
+            })
+            .collect();
+        failed.sort_unstable();
+        assert_eq!(failed, [1, 2]);
+        assert_eq!(clock.ledger.pending(), 0);
+        assert_eq!(clock.ledger.task_stats()[&3].failed, 2);
+        assert!(clock.ledger.fail_all().is_empty());
+        assert!(clock.ledger.ack(root(1), 5, clock.now).is_none());
+        clock.advance(T * 2);
+        assert!(clock.expired.is_empty(), "a failed tree timed out too");
     }
 
     #[test]

@@ -176,6 +176,10 @@ pub(crate) struct Shared {
     pub metrics_manager: ManagerHandle,
     /// The topology's checkpoint store (durable state of stateful tasks).
     pub checkpoints: egret_checkpoint_store::Checkpoints,
+    /// `topology.reliability.mode: EFFECTIVELY_ONCE` (resolved): instances'
+    /// readiness goes to the master, and its `recover_checkpoint` fails the
+    /// local checkpoint spout tasks' pending trees.
+    pub effectively_once: bool,
     pub cancel: CancellationToken,
     next_connection: AtomicU64,
 }
@@ -407,6 +411,7 @@ pub async fn run_with(
         metrics,
         metrics_manager,
         checkpoints,
+        effectively_once: settings.effectively_once,
         cancel: cancel.clone(),
         next_connection: AtomicU64::new(1),
     });

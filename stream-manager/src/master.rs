@@ -19,7 +19,7 @@ use egret_metrics::{MetricKey, Snapshot};
 use egret_proto::frame::{FrameError, decode_message, encode_message};
 use egret_proto::handshake::{HandshakeError, connect};
 use egret_proto::v1::{
-    Empty, LogReply, LogRequest, MasterToStreamManager, MetricsReport, PeerRole,
+    Empty, InstanceReady, LogReply, LogRequest, MasterToStreamManager, MetricsReport, PeerRole,
     RegisterStreamManager, ReportedError, StatsReport, StreamManagerLocation,
     StreamManagerToMaster, master_to_stream_manager, stream_manager_to_master,
 };
@@ -56,6 +56,19 @@ pub(crate) fn forward_error(shared: &Shared, error: ReportedError, instance: &st
     forward(
         shared,
         stream_manager_to_master::Message::Error(error),
+        instance,
+    );
+}
+
+/// Effectively once: queues for the master that `instance` is ready on a new
+/// connection (`reconnected`: it had one before in this process).
+pub(crate) fn forward_instance_ready(shared: &Shared, instance: &str, reconnected: bool) {
+    forward(
+        shared,
+        stream_manager_to_master::Message::InstanceReady(InstanceReady {
+            instance_id: instance.to_owned(),
+            reconnected,
+        }),
         instance,
     );
 }
@@ -335,6 +348,15 @@ async fn session(
                     }
                     Some(master_to_stream_manager::Message::Logs(request)) => {
                         answer_log_request(shared, request);
+                    }
+                    Some(master_to_stream_manager::Message::RecoverCheckpoint(recover)) => {
+                        if shared.effectively_once {
+                            let failed = shared
+                                .router
+                                .fail_pending_of(egret_config::settings::CHECKPOINT_SPOUT);
+                            info!(restarted = %recover.restarted, failed,
+                                "An instance restarted: failed the checkpoint spout's pending trees here, so that it rolls back now.");
+                        }
                     }
                     None => warn!("Ignoring an empty or unknown message from the topology master."),
                 }

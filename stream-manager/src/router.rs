@@ -483,6 +483,27 @@ impl Router {
         }
     }
 
+    /// Fails every pending tree of the local spout tasks of `component`
+    /// (effectively once: the checkpoint spout's, after a restart elsewhere).
+    pub(crate) fn fail_pending_of(&self, component: &str) -> usize {
+        let mut failed = Vec::new();
+        for (&task, name) in &self.components {
+            if name == component
+                && let Some(mut ledger) = self.lock_ledger(task)
+            {
+                failed.extend(ledger.fail_all());
+            }
+        }
+        let count = failed.len();
+        self.dispatch(
+            failed
+                .into_iter()
+                .map(|e| (e.root.as_ref().map_or(0, |r| r.spout_task), e))
+                .collect(),
+        );
+        count
+    }
+
     /// Rotates the ledger (every T/2): trees in the oldest bucket time out.
     pub(crate) fn rotate_ledger(&self) -> usize {
         let mut expired = Vec::new();

@@ -19,6 +19,11 @@
 //! `egret.checkpoint.alignment.bytes` (read from its log lines); with a bound
 //! a few tuples pass, alignments give up, the topology rolls back and
 //! checkpoints still complete with exact counts.
+//!
+//! Recovery: with a message timeout of 300 s, the JVM of a bolt whose queue
+//! holds a checkpoint tuple is killed; everything is still acked within 120 s
+//! (the restarted instance makes the checkpoint spout roll back at once, not
+//! after the lost tree's timeout).
 
 #![allow(
     clippy::expect_used,
@@ -344,6 +349,115 @@ fn restores_from_deltas(cluster: &Cluster) -> usize {
             l.contains("restored from the checkpoint store: committed") && l.contains("delta(s)")
         })
         .count()
+}
+
+/// Recovery after a `kill -9` that loses a checkpoint tuple, with a message
+/// timeout of 300 s: the join's relay takes 1 s a tuple while its spout emits
+/// 4 a second, so the checkpoint tuples wait in the relay's queue behind
+/// words, and killing the relay's JVM loses the one in flight. Without help
+/// the checkpoint spout would wait for that tree's timeout; the restarted
+/// relay's readiness makes every stream manager fail the checkpoint spout's
+/// pending trees, the topology rolls back at once, and every sentence and
+/// word is acked long before the timeout, with exact counts.
+#[test]
+fn recovery_after_a_lost_checkpoint_tuple_does_not_wait_for_the_message_timeout() {
+    const SENTENCES_HERE: usize = 200;
+    const SLOW: usize = 12;
+    let cluster = Cluster::new("effectively-once-recovery").expect("cluster");
+    let cluster = &cluster;
+    let name = cluster.topology_name();
+    let out = cluster.out_dir();
+    let sentences = format!("sentences={SENTENCES_HERE}");
+    let slow = format!("slow={SLOW}");
+    let args = [
+        sentences.as_str(),
+        slow.as_str(),
+        "delay=1000",
+        "rate=20",
+        "workers=2",
+        "timeout=300",
+    ];
+    eprintln!("submitting {CLASS} {name} {}", args.join(" "));
+    cluster
+        .submit_example_with(CLASS, &name, &args)
+        .unwrap_or_else(|e| fail_with(cluster, &e));
+    let relay = |home: &Path| -> Vec<(i32, String)> {
+        instance_processes(home)
+            .into_iter()
+            .filter(|(_, id)| id.starts_with("slowrelay-"))
+            .collect()
+    };
+    // The relay busy with a backlog of words (and the checkpoint tuples behind them).
+    wait_until(
+        "the slow spout to have emitted for 3 s",
+        Duration::from_secs(90),
+        || (!relay(cluster.home()).is_empty() && !acked(&out).is_empty()).then_some(()),
+        || format!("acked so far: {}", acked(&out).len()),
+    )
+    .unwrap_or_else(|e| fail_with(cluster, &e));
+    thread::sleep(Duration::from_secs(3));
+    let (pid, target) = relay(cluster.home())
+        .into_iter()
+        .next()
+        .expect("the relay's JVM");
+    let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
+    eprintln!("kill -9 {target} (pid {pid}); acked {}", acked(&out).len());
+    let killed = Instant::now();
+    // Far below the 300 s timeout (a lost tree expires between 1 and 1.5 times it).
+    wait_until(
+        "every sentence and slow word acked, well before the message timeout",
+        Duration::from_secs(120),
+        || {
+            (acked_in(&out, "eo-acked-", SPOUT_TASKS).len() == SENTENCES_HERE
+                && acked_in(&out, "eo-slow-acked-", 1).len() == SLOW)
+                .then_some(())
+        },
+        || {
+            format!(
+                "acked {} sentences, {} slow words",
+                acked_in(&out, "eo-acked-", SPOUT_TASKS).len(),
+                acked_in(&out, "eo-slow-acked-", 1).len()
+            )
+        },
+    )
+    .unwrap_or_else(|e| fail_with(cluster, &e));
+    eprintln!(
+        "recovery: everything acked {:.1} s after the kill",
+        killed.elapsed().as_secs_f64()
+    );
+    let mut expected: BTreeMap<String, i64> = BTreeMap::new();
+    for i in 0..SENTENCES_HERE {
+        for w in words(i) {
+            *expected.entry(w).or_insert(0) += 1;
+        }
+    }
+    for i in 0..SLOW {
+        *expected.entry(words(i)[0].clone()).or_insert(0) += 1;
+    }
+    let matched = wait_until(
+        "the committed counts to equal the input's",
+        Duration::from_secs(30),
+        || (committed(&out).0 == expected).then_some(()),
+        || {
+            let (lost, dup, words) = diff(&expected, &committed(&out).0);
+            format!("lost {lost}, duplicated {dup}: {words}")
+        },
+    );
+    if let Err(e) = matched {
+        fail_with::<()>(cluster, &e);
+    }
+    let recovers = cluster
+        .logs()
+        .values()
+        .flat_map(|text| text.lines())
+        .filter(|l| l.contains("failed the checkpoint spout's pending trees"))
+        .count();
+    eprintln!("recovery: {recovers} recover_checkpoint line(s) in the stream managers' logs");
+    assert!(
+        recovers > 0,
+        "no stream manager was told an instance restarted"
+    );
+    cluster.kill_and_check_clean(&name).expect("kill");
 }
 
 /// The alignment bound of the join test: above anything its inputs can have in

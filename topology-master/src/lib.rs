@@ -35,7 +35,7 @@
 //!   the new plan (their scheduler's job); no kill, activation or other
 //!   rebalance is accepted meanwhile.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -46,10 +46,10 @@ use egret_proto::frame::{decode_message, encode_message};
 use egret_proto::handshake::accept;
 use egret_proto::v1::{
     ClientRequest, ClientResponse, ComponentKind, DebugRequest, ExecutorStatsSummary,
-    LogConfigRequest, MasterToStreamManager, MetricsReport, PackingPlan, PeerRole, PhysicalPlan,
-    ProcessMetrics, RebalanceRequest, ReportedError, StatsReport, StreamManagerLocation,
-    StreamManagerToMaster, Topology, TopologyState, TopologySummary, WindowedStats, client_request,
-    master_to_stream_manager, stream_manager_to_master,
+    InstanceReady, LogConfigRequest, MasterToStreamManager, MetricsReport, PackingPlan, PeerRole,
+    PhysicalPlan, ProcessMetrics, RebalanceRequest, RecoverCheckpoint, ReportedError, StatsReport,
+    StreamManagerLocation, StreamManagerToMaster, Topology, TopologyState, TopologySummary,
+    WindowedStats, client_request, master_to_stream_manager, stream_manager_to_master,
 };
 use egret_proto::{FrameCodec, Token};
 use egret_state_manager::{
@@ -190,6 +190,9 @@ struct Shared {
     killed_tx: watch::Sender<bool>,
     /// True once a rebalance has stored the new plan.
     rebalanced_tx: watch::Sender<bool>,
+    /// Effectively once: how many times an instance was ready again (restarted
+    /// or reconnected), and the last one; every stream manager is told.
+    recover_tx: watch::Sender<(u64, String)>,
 }
 
 struct Inner {
@@ -202,6 +205,8 @@ struct Inner {
     /// A rebalance is under way: no plan is published any more.
     rebalancing: bool,
     registrations: BTreeMap<i32, Registration>,
+    /// Effectively once: the instances that have been ready since this master started.
+    ready_seen: BTreeSet<String>,
 }
 
 struct Registration {
@@ -286,6 +291,7 @@ impl TopologyMaster {
         let (persisted_tx, _) = watch::channel(None);
         let (killed_tx, _) = watch::channel(state_now == TopologyState::Killed);
         let (rebalanced_tx, _) = watch::channel(false);
+        let (recover_tx, _) = watch::channel((0, String::new()));
         let stats = Mutex::new(stats::StatsStore::new(&packing));
         let errors = Mutex::new(errors::ErrorLog::new(&packing));
         let shared = Arc::new(Shared {
@@ -305,6 +311,7 @@ impl TopologyMaster {
                 killing,
                 rebalancing: false,
                 registrations: BTreeMap::new(),
+                ready_seen: BTreeSet::new(),
             }),
             plan_tx,
             persisted_tx,
@@ -314,6 +321,7 @@ impl TopologyMaster {
             reported: Mutex::new(BTreeMap::new()),
             killed_tx,
             rebalanced_tx,
+            recover_tx,
         });
         Ok(Self {
             listener,
@@ -637,6 +645,32 @@ impl Shared {
         self.errors.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// Effectively once: an instance of the packing is ready on a connection.
+    /// Ready again (its stream manager saw an earlier connection, or this
+    /// master did), it restarted or reconnected: every stream manager is told
+    /// to fail its checkpoint spout tasks' pending trees.
+    fn instance_ready(&self, peer_id: &str, ready: InstanceReady) {
+        let known = self
+            .packing
+            .containers
+            .iter()
+            .flat_map(|c| c.instances.iter())
+            .any(|i| i.instance_id == ready.instance_id);
+        if !known {
+            warn!(%peer_id, instance = %ready.instance_id, "Ignoring the readiness of an instance not in the packing plan.");
+            return;
+        }
+        let again = !self.lock().ready_seen.insert(ready.instance_id.clone());
+        if ready.reconnected || again {
+            info!(%peer_id, instance = %ready.instance_id,
+                "An instance is ready again (restarted or reconnected): every stream manager fails its checkpoint spout's pending trees.");
+            self.recover_tx.send_modify(|(count, last)| {
+                *count += 1;
+                *last = ready.instance_id;
+            });
+        }
+    }
+
     fn record_error(&self, peer_id: &str, error: ReportedError) {
         if let Err(err) = self.errors().record(error) {
             warn!(%peer_id, error = %err, "Refusing a task error.");
@@ -764,6 +798,7 @@ async fn serve_stream_manager(
     let mut superseded: Option<oneshot::Receiver<()>> = None;
     let mut registered: Option<i32> = None;
     let mut plan_rx = shared.plan_tx.subscribe();
+    let mut recover_rx = shared.recover_tx.subscribe();
     let mut log_rx: Option<mpsc::Receiver<logs::Query>> = None;
     let mut log_pending = logs::Pending::default();
     loop {
@@ -788,6 +823,21 @@ async fn serve_stream_manager(
                         warn!(%peer_id, error = %err, "Stream manager lost while sending it the plan.");
                         return;
                     }
+                }
+            }
+            changed = recover_rx.changed(), if registered.is_some() => {
+                if changed.is_err() {
+                    return;
+                }
+                let restarted = recover_rx.borrow_and_update().1.clone();
+                let message = MasterToStreamManager {
+                    message: Some(master_to_stream_manager::Message::RecoverCheckpoint(
+                        RecoverCheckpoint { restarted },
+                    )),
+                };
+                if let Err(err) = sink.send(encode_message(&message)).await {
+                    warn!(%peer_id, error = %err, "Stream manager lost while telling it to recover.");
+                    return;
                 }
             }
             Some((query, reply)) = async {
@@ -853,6 +903,13 @@ async fn serve_stream_manager(
                     }
                     Some(stream_manager_to_master::Message::Logs(reply)) => {
                         log_pending.finish(reply);
+                    }
+                    Some(stream_manager_to_master::Message::InstanceReady(ready)) => {
+                        if registered.is_some() {
+                            shared.instance_ready(&peer_id, ready);
+                        } else {
+                            warn!(%peer_id, instance = %ready.instance_id, "Ignoring an instance's readiness from a stream manager that has not registered.");
+                        }
                     }
                     Some(stream_manager_to_master::Message::Register(register)) => {
                         match register_stream_manager(&shared, &peer_id, register.location, peer) {

@@ -1204,3 +1204,54 @@ async fn a_rebalance_deactivates_waits_stores_the_new_plan_and_the_next_master_s
         assert_eq!(plan_now.stream_managers.len(), 3);
     }
 }
+
+fn ready_message(instance: &str, reconnected: bool) -> Bytes {
+    encode_message(&StreamManagerToMaster {
+        message: Some(stream_manager_to_master::Message::InstanceReady(
+            egret_proto::v1::InstanceReady {
+                instance_id: instance.into(),
+                reconnected,
+            },
+        )),
+    })
+}
+
+async fn next_recover(conn: &mut Conn) -> String {
+    loop {
+        match next_message(conn).await.message {
+            Some(master_to_stream_manager::Message::RecoverCheckpoint(r)) => return r.restarted,
+            Some(master_to_stream_manager::Message::PhysicalPlan(_)) => {}
+            other => panic!("expected a recover_checkpoint, got {other:?}"),
+        }
+    }
+}
+
+#[tokio::test]
+async fn an_instance_ready_again_makes_every_stream_manager_recover() {
+    let fixture = fixture();
+    let addr = start(&fixture).await;
+    let mut one = register(addr, &fixture.keys, 1, 1001).await;
+    let mut two = register(addr, &fixture.keys, 2, 2002).await;
+    next_plan(&mut one).await;
+    next_plan(&mut two).await;
+    // First readiness of each: nothing to recover from.
+    one.send(ready_message("count-0", false)).await.unwrap();
+    two.send(ready_message("count-1", false)).await.unwrap();
+    // Not in the packing plan: ignored.
+    two.send(ready_message("ghost-0", true)).await.unwrap();
+    assert!(
+        tokio::time::timeout(Duration::from_millis(300), one.next())
+            .await
+            .is_err(),
+        "a recover after first readiness only"
+    );
+    // count-0 ready again (its JVM restarted): both stream managers are told.
+    one.send(ready_message("count-0", false)).await.unwrap();
+    assert_eq!(next_recover(&mut one).await, "count-0");
+    assert_eq!(next_recover(&mut two).await, "count-0");
+    // A first readiness its stream manager reports as a reconnect (this master
+    // started after its first connection) recovers too.
+    one.send(ready_message("split-0", true)).await.unwrap();
+    assert_eq!(next_recover(&mut two).await, "split-0");
+    assert_eq!(next_recover(&mut one).await, "split-0");
+}
