@@ -404,48 +404,18 @@ fn recovery_after_a_lost_checkpoint_tuple_does_not_wait_for_the_message_timeout(
     eprintln!("kill -9 {target} (pid {pid}); acked {}", acked(&out).len());
     let killed = Instant::now();
     // Far below the 300 s timeout (a lost tree expires between 1 and 1.5 times it).
-    wait_until(
+    join_acked(
+        cluster,
+        SENTENCES_HERE,
+        SLOW,
         "every sentence and slow word acked, well before the message timeout",
         Duration::from_secs(120),
-        || {
-            (acked_in(&out, "eo-acked-", SPOUT_TASKS).len() == SENTENCES_HERE
-                && acked_in(&out, "eo-slow-acked-", 1).len() == SLOW)
-                .then_some(())
-        },
-        || {
-            format!(
-                "acked {} sentences, {} slow words",
-                acked_in(&out, "eo-acked-", SPOUT_TASKS).len(),
-                acked_in(&out, "eo-slow-acked-", 1).len()
-            )
-        },
-    )
-    .unwrap_or_else(|e| fail_with(cluster, &e));
+    );
     eprintln!(
         "recovery: everything acked {:.1} s after the kill",
         killed.elapsed().as_secs_f64()
     );
-    let mut expected: BTreeMap<String, i64> = BTreeMap::new();
-    for i in 0..SENTENCES_HERE {
-        for w in words(i) {
-            *expected.entry(w).or_insert(0) += 1;
-        }
-    }
-    for i in 0..SLOW {
-        *expected.entry(words(i)[0].clone()).or_insert(0) += 1;
-    }
-    let matched = wait_until(
-        "the committed counts to equal the input's",
-        Duration::from_secs(30),
-        || (committed(&out).0 == expected).then_some(()),
-        || {
-            let (lost, dup, words) = diff(&expected, &committed(&out).0);
-            format!("lost {lost}, duplicated {dup}: {words}")
-        },
-    );
-    if let Err(e) = matched {
-        fail_with::<()>(cluster, &e);
-    }
+    join_counts_exact(cluster, SENTENCES_HERE, SLOW);
     let recovers = cluster
         .logs()
         .values()
@@ -458,6 +428,55 @@ fn recovery_after_a_lost_checkpoint_tuple_does_not_wait_for_the_message_timeout(
         "no stream manager was told an instance restarted"
     );
     cluster.kill_and_check_clean(&name).expect("kill");
+}
+
+/// Waits (`what`, up to `limit`) until the join topology's spouts have seen
+/// every one of their `sentences` sentences and `slow` words acked.
+fn join_acked(cluster: &Cluster, sentences: usize, slow: usize, what: &str, limit: Duration) {
+    let out = cluster.out_dir();
+    let counts = || {
+        (
+            acked_in(&out, "eo-acked-", SPOUT_TASKS).len(),
+            acked_in(&out, "eo-slow-acked-", 1).len(),
+        )
+    };
+    wait_until(
+        what,
+        limit,
+        || (counts() == (sentences, slow)).then_some(()),
+        || {
+            let (s, w) = counts();
+            format!("acked {s} sentences, {w} slow words")
+        },
+    )
+    .unwrap_or_else(|e| fail_with(cluster, &e));
+}
+
+/// Waits until the join topology's committed counts equal those of its input
+/// (`sentences` sentences and the first words of `slow` of them); the
+/// checkpoints of the count tasks' last reports.
+fn join_counts_exact(cluster: &Cluster, sentences: usize, slow: usize) -> Vec<i64> {
+    let out = cluster.out_dir();
+    let mut expected: BTreeMap<String, i64> = BTreeMap::new();
+    for i in 0..sentences {
+        for w in words(i) {
+            *expected.entry(w).or_insert(0) += 1;
+        }
+    }
+    for i in 0..slow {
+        *expected.entry(words(i)[0].clone()).or_insert(0) += 1;
+    }
+    wait_until(
+        "the committed counts to equal the input's",
+        Duration::from_secs(30),
+        || (committed(&out).0 == expected).then(|| committed(&out).1),
+        || {
+            let (got, txids) = committed(&out);
+            let (lost, dup, words) = diff(&expected, &got);
+            format!("lost {lost}, duplicated {dup} (txids {txids:?}): {words}")
+        },
+    )
+    .unwrap_or_else(|e| fail_with(cluster, &e))
 }
 
 /// The alignment bound of the join test: above anything its inputs can have in
@@ -554,43 +573,14 @@ fn join_with_a_slow_input(cluster: &Cluster, align: u64) {
     cluster
         .check_bridge(&name)
         .unwrap_or_else(|e| fail_with(cluster, &e));
-    wait_until(
+    join_acked(
+        cluster,
+        SENTENCES_HERE,
+        SLOW,
         "every sentence and every slow word acked",
         Duration::from_secs(90),
-        || {
-            (acked_in(&out, "eo-acked-", SPOUT_TASKS).len() == SENTENCES_HERE
-                && acked_in(&out, "eo-slow-acked-", 1).len() == SLOW)
-                .then_some(())
-        },
-        || {
-            format!(
-                "acked {} sentences, {} slow words",
-                acked_in(&out, "eo-acked-", SPOUT_TASKS).len(),
-                acked_in(&out, "eo-slow-acked-", 1).len()
-            )
-        },
-    )
-    .unwrap_or_else(|e| fail_with(cluster, &e));
-    let mut expected: BTreeMap<String, i64> = BTreeMap::new();
-    for i in 0..SENTENCES_HERE {
-        for w in words(i) {
-            *expected.entry(w).or_insert(0) += 1;
-        }
-    }
-    for i in 0..SLOW {
-        *expected.entry(words(i)[0].clone()).or_insert(0) += 1;
-    }
-    let result = wait_until(
-        "the committed counts to equal the input's",
-        Duration::from_secs(30),
-        || (committed(&out).0 == expected).then(|| committed(&out).1),
-        || {
-            let (got, txids) = committed(&out);
-            let (lost, dup, words) = diff(&expected, &got);
-            format!("lost {lost}, duplicated {dup} (txids {txids:?}): {words}")
-        },
     );
-    let txids = result.unwrap_or_else(|e| fail_with(cluster, &e));
+    let txids = join_counts_exact(cluster, SENTENCES_HERE, SLOW);
     let last = txids.iter().copied().min().unwrap_or(0);
     let (most_held, gave_up) = alignment_report(cluster);
     eprintln!(
