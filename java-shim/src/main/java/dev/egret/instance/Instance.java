@@ -329,6 +329,11 @@ public final class Instance {
             }
 
             @Override
+            public void writeEncoded(byte[] frame, int bodyOffset, int bodyLength) throws IOException {
+                channel.writeEncoded(frame, bodyOffset, bodyLength);
+            }
+
+            @Override
             public void close() {
                 closeQuietly(channel);
             }

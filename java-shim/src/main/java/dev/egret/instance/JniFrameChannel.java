@@ -98,29 +98,57 @@ public final class JniFrameChannel extends FrameChannel {
             throw new FrameTooLargeException(size, limit);
         }
         synchronized (writeLock) {
-            if (closed) {
-                throw new IOException("connection closed");
-            }
-            if (writeBuffer.capacity() < size) {
-                writeBuffer = ByteBuffer.allocateDirect(Math.max(size, Math.min(limit, writeBuffer.capacity() * 2)));
-            }
-            ByteBuffer buffer = writeBuffer;
-            buffer.clear();
+            ByteBuffer buffer = writeBufferFor(size, limit);
             CodedOutputStream out = CodedOutputStream.newInstance(buffer);
             message.writeTo(out);
             out.flush();
-            int status;
-            try {
-                status = send0(handle, buffer, size);
-            } catch (RuntimeException e) {
-                throw new IOException("the JNI bridge failed to send a frame: " + e.getMessage(), e);
-            }
-            if (status < 0) {
-                throw new EOFException("the stream manager closed the connection");
-            }
-            if (buffer.capacity() > KEEP_BUFFER_BYTES && size < buffer.capacity() / 4) {
-                writeBuffer = ByteBuffer.allocateDirect(FIRST_BUFFER_BYTES);
-            }
+            send(buffer, size);
+        }
+    }
+
+    /**
+     * An encoded batch (the instance's outgoing frames): copied once into the direct write
+     * buffer, the one copy a frame makes on its way to Rust; the length prefix's room before
+     * the body is not used.
+     */
+    @Override
+    public void writeEncoded(byte[] frame, int bodyOffset, int bodyLength) throws IOException {
+        int limit = maxFrameBytes();
+        if (bodyLength > limit) {
+            throw new FrameTooLargeException(bodyLength, limit);
+        }
+        synchronized (writeLock) {
+            ByteBuffer buffer = writeBufferFor(bodyLength, limit);
+            buffer.put(frame, bodyOffset, bodyLength);
+            send(buffer, bodyLength);
+        }
+    }
+
+    /** Under the write lock: the cleared write buffer, grown to hold {@code size} bytes. */
+    private ByteBuffer writeBufferFor(int size, int limit) throws IOException {
+        if (closed) {
+            throw new IOException("connection closed");
+        }
+        if (writeBuffer.capacity() < size) {
+            writeBuffer = ByteBuffer.allocateDirect(Math.max(size, Math.min(limit, writeBuffer.capacity() * 2)));
+        }
+        writeBuffer.clear();
+        return writeBuffer;
+    }
+
+    /** Under the write lock: hands the buffer's first {@code size} bytes to the stream manager. */
+    private void send(ByteBuffer buffer, int size) throws IOException {
+        int status;
+        try {
+            status = send0(handle, buffer, size);
+        } catch (RuntimeException e) {
+            throw new IOException("the JNI bridge failed to send a frame: " + e.getMessage(), e);
+        }
+        if (status < 0) {
+            throw new EOFException("the stream manager closed the connection");
+        }
+        if (buffer.capacity() > KEEP_BUFFER_BYTES && size < buffer.capacity() / 4) {
+            writeBuffer = ByteBuffer.allocateDirect(FIRST_BUFFER_BYTES);
         }
     }
 

@@ -23,6 +23,12 @@ final class LongTable<V> {
     private Object[] values;
     private int size;
     private int mask;
+    /**
+     * No entry sits further than this from its home slot (an upper bound: set by inserts,
+     * reset by {@link #grow()}); so a deletion's backward shift stops this far past its hole,
+     * instead of running to the end of a long run of consecutive keys.
+     */
+    private int maxDisplacement;
 
     LongTable() {
         this(MIN_CAPACITY);
@@ -38,9 +44,15 @@ final class LongTable<V> {
         mask = capacity - 1;
     }
 
-    /** The home slot of {@code key}: Fibonacci hashing, so that keys differing only in high bits spread too. */
+    /**
+     * The home slot of {@code key}: its low bits, folded with its high ones. A spout task's
+     * tree keys are consecutive numbers from a random start ({@link SpoutCollector}), so the
+     * trees pending at one time sit in neighbouring slots (a cache line holds eight keys)
+     * without colliding, and a tree's ack finds its slot near the last ones touched; random
+     * keys spread by their low bits, and keys differing only in their high 32 bits by the fold.
+     */
     private int home(long key) {
-        return (int) ((key * 0x9E3779B97F4A7C15L) >>> 40) & mask;
+        return (int) (key ^ (key >>> 32)) & mask;
     }
 
     private static void checkKey(long key) {
@@ -51,6 +63,11 @@ final class LongTable<V> {
 
     int size() {
         return size;
+    }
+
+    /** The bound on any entry's distance from its home slot (for tests). */
+    int maxDisplacement() {
+        return maxDisplacement;
     }
 
     @SuppressWarnings("unchecked")
@@ -76,7 +93,7 @@ final class LongTable<V> {
         if ((size + 1) * 2 > keys.length) {
             grow();
         }
-        for (int i = home(key); ; i = (i + 1) & mask) {
+        for (int i = home(key), d = 0; ; i = (i + 1) & mask, d++) {
             long k = keys[i];
             if (k == key) {
                 return (V) values[i];
@@ -85,6 +102,9 @@ final class LongTable<V> {
                 keys[i] = key;
                 values[i] = value;
                 size++;
+                if (d > maxDisplacement) {
+                    maxDisplacement = d;
+                }
                 return null;
             }
         }
@@ -112,9 +132,11 @@ final class LongTable<V> {
     /** Empties slot {@code hole}, moving back the later entries of its probe run that may fill it. */
     private void deleteAt(int hole) {
         size--;
-        for (int j = (hole + 1) & mask; ; j = (j + 1) & mask) {
+        for (int j = (hole + 1) & mask, past = 1; ; j = (j + 1) & mask, past++) {
             long k = keys[j];
-            if (k == 0) {
+            // An entry more than maxDisplacement past the hole has its home after the hole,
+            // and so has every one after it: none of them can move.
+            if (k == 0 || past > maxDisplacement) {
                 break;
             }
             int h = home(k);
@@ -124,6 +146,7 @@ final class LongTable<V> {
                 keys[hole] = k;
                 values[hole] = values[j];
                 hole = j;
+                past = 0;
             }
         }
         keys[hole] = 0;
@@ -176,15 +199,21 @@ final class LongTable<V> {
         keys = new long[oldKeys.length * 2];
         values = new Object[oldKeys.length * 2];
         mask = keys.length - 1;
+        maxDisplacement = 0;
         for (int i = 0; i < oldKeys.length; i++) {
             long k = oldKeys[i];
             if (k != 0) {
                 int j = home(k);
+                int d = 0;
                 while (keys[j] != 0) {
                     j = (j + 1) & mask;
+                    d++;
                 }
                 keys[j] = k;
                 values[j] = oldValues[i];
+                if (d > maxDisplacement) {
+                    maxDisplacement = d;
+                }
             }
         }
     }

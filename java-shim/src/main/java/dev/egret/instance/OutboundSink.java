@@ -1,5 +1,9 @@
 package dev.egret.instance;
 
+import com.google.protobuf.CodedOutputStream;
+import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.MessageLite;
+import com.google.protobuf.WireFormat;
 import dev.egret.proto.AckEntry;
 import dev.egret.proto.InstanceToStreamManager;
 import dev.egret.proto.ReportedError;
@@ -7,8 +11,9 @@ import dev.egret.proto.TupleBatch;
 import dev.egret.proto.TupleData;
 import dev.egret.wire.FrameChannel;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -46,6 +51,15 @@ import org.slf4j.LoggerFactory;
  * drained below half. The flush timer lives in the writer thread too, so a bolt busy with a
  * long inbound batch still sends its acks every {@code flushNanos}.
  *
+ * <p>Encoding: each entry is encoded once, when it is added, straight into the current
+ * batch's {@link CodedOutputStream} as a {@code TupleBatch} field (acks and tuples
+ * interleaved in the order they came; protobuf keeps each repeated field's order). The
+ * batch's array leaves room in front for the frame's length prefix and the
+ * {@code InstanceToStreamManager.tuples} tag and length, filled in when it is sealed; the
+ * sealed array is the frame, handed to the writer as it is ({@link FrameWriter#writeEncoded})
+ * and owned by the writer from then on. There is no {@code TupleBatch} object, no list of
+ * entries and no second serialization.
+ *
  * <p>Ordering: the stream manager applies a batch's acks before routing its tuples. Entries
  * handed over together by {@link #add(List, List)} are appended under one lock, acks first,
  * and a batch is only sealed after both are in; so an INIT always travels in the same batch
@@ -73,6 +87,25 @@ final class OutboundSink {
     interface FrameWriter {
         void write(InstanceToStreamManager message) throws IOException;
 
+        /**
+         * Writes a frame whose body, an encoded {@code InstanceToStreamManager}, is
+         * {@code frame[bodyOffset, bodyOffset + bodyLength)}, with at least
+         * {@link FrameChannel#LENGTH_BYTES} bytes of room before it in the same array, which
+         * the writer may fill with the frame's length. The array is the writer's from the call
+         * on. This default decodes the body and writes it as a message (writers that only
+         * take messages); the connection's writer writes the bytes as they are.
+         */
+        default void writeEncoded(byte[] frame, int bodyOffset, int bodyLength) throws IOException {
+            InstanceToStreamManager message;
+            try {
+                message = InstanceToStreamManager.parseFrom(
+                        java.nio.ByteBuffer.wrap(frame, bodyOffset, bodyLength));
+            } catch (InvalidProtocolBufferException e) {
+                throw new IllegalStateException("an encoded batch does not parse: " + e.getMessage(), e);
+            }
+            write(message);
+        }
+
         /** Releases the connection after a failed write; the reader of the connection then ends. */
         default void close() {
         }
@@ -86,22 +119,54 @@ final class OutboundSink {
      * its writers merge.
      */
     static final int MAX_BATCH_BYTES = 1 << 20;
-    /** Per-entry overhead inside a batch (field tag and length). */
-    private static final int ENTRY_OVERHEAD = 6;
+    /**
+     * Room at the start of a batch's array: the frame's length prefix, then the
+     * {@code InstanceToStreamManager.tuples} tag and the batch's length (a varint of at most
+     * 5 bytes). The batch's entries start right after it.
+     */
+    private static final int HEADER_ROOM = FrameChannel.LENGTH_BYTES
+            + CodedOutputStream.computeTagSize(InstanceToStreamManager.TUPLES_FIELD_NUMBER) + 5;
+    /** The least array a new batch starts with. */
+    private static final int FIRST_BATCH_ARRAY = 4096;
     /** The least time between two batches sealed because the executor ran out of work. */
     static final long IDLE_GAP_NANOS = 1_000_000;
 
-    /** A sealed frame waiting for the writer. */
+    /** A sealed frame waiting for the writer: a message, or a batch's encoded array. */
     private static final class Frame {
+        /** A control message, or null for an encoded batch. */
         final InstanceToStreamManager message;
+        /** An encoded batch: the frame's body is {@code encoded[offset, offset + length)}. */
+        final byte[] encoded;
+        final int offset;
+        final int length;
         final long bytes;
         /** Tuples and acks in it (counted as dropped if it is). */
         final int entries;
 
         Frame(InstanceToStreamManager message, int entries) {
             this.message = message;
-            this.bytes = (long) message.getSerializedSize() + FrameChannel.LENGTH_BYTES;
+            this.encoded = null;
+            this.offset = 0;
+            this.length = message.getSerializedSize();
+            this.bytes = (long) length + FrameChannel.LENGTH_BYTES;
             this.entries = entries;
+        }
+
+        Frame(byte[] encoded, int offset, int length, int entries) {
+            this.message = null;
+            this.encoded = encoded;
+            this.offset = offset;
+            this.length = length;
+            this.bytes = (long) length + FrameChannel.LENGTH_BYTES;
+            this.entries = entries;
+        }
+
+        void writeTo(FrameWriter w) throws IOException {
+            if (message != null) {
+                w.write(message);
+            } else {
+                w.writeEncoded(encoded, offset, length);
+            }
         }
     }
 
@@ -130,8 +195,13 @@ final class OutboundSink {
     private boolean disconnected;
     private boolean closed;
     private long dropped;
-    private List<TupleData> tuples;
-    private List<AckEntry> acks;
+    /** The current batch's array: {@link #HEADER_ROOM}, then the encoded entries. */
+    private byte[] batchArray;
+    /** Encodes entries into {@link #batchArray}, after those already in it. */
+    private CodedOutputStream batchOut;
+    private int tupleCount;
+    private int ackCount;
+    /** Encoded bytes of the current batch's entries (the {@code TupleBatch}'s size). */
     private long bufferedBytes;
     private long firstBufferedAt;
     private final ArrayDeque<Frame> queue = new ArrayDeque<>();
@@ -194,8 +264,48 @@ final class OutboundSink {
         this.queueBytes = Math.max(1, queueBytes);
         this.batchBytes = Math.max(1, Math.min(MAX_BATCH_BYTES, this.queueBytes / 4));
         this.direct = direct;
-        this.tuples = new ArrayList<>(Math.min(this.batchSize, 1024));
-        this.acks = new ArrayList<>();
+        newBatch(FIRST_BATCH_ARRAY);
+    }
+
+    /** Under the lock (or in the constructor): an empty batch in a new array of {@code capacity} bytes. */
+    private void newBatch(int capacity) {
+        batchArray = new byte[Math.max(capacity, HEADER_ROOM + 64)];
+        batchOut = CodedOutputStream.newInstance(batchArray, HEADER_ROOM, batchArray.length - HEADER_ROOM);
+        tupleCount = 0;
+        ackCount = 0;
+        bufferedBytes = 0;
+    }
+
+    /** Under the lock: encodes one entry as field {@code field} of the current batch. */
+    private void append(int field, MessageLite entry) {
+        int size = entry.getSerializedSize();
+        int need = CodedOutputStream.computeTagSize(field) + CodedOutputStream.computeUInt32SizeNoTag(size) + size;
+        if (batchOut.spaceLeft() < need) {
+            int used = HEADER_ROOM + (int) bufferedBytes;
+            long wanted = Math.max(2L * batchArray.length, (long) used + need);
+            if (wanted > Integer.MAX_VALUE - 16) {
+                throw new IllegalStateException("an outgoing batch would exceed 2 GiB");
+            }
+            batchArray = Arrays.copyOf(batchArray, (int) wanted);
+            batchOut = CodedOutputStream.newInstance(batchArray, used, batchArray.length - used);
+        }
+        try {
+            batchOut.writeMessage(field, entry);
+        } catch (IOException e) {
+            // Room was made above: an array encoder has nothing else to fail on.
+            throw new UncheckedIOException("encoding an outgoing entry", e);
+        }
+        bufferedBytes += need;
+    }
+
+    private void appendTuple(TupleData tuple) {
+        append(TupleBatch.TUPLES_FIELD_NUMBER, tuple);
+        tupleCount++;
+    }
+
+    private void appendAck(AckEntry ack) {
+        append(TupleBatch.ACKS_FIELD_NUMBER, ack);
+        ackCount++;
     }
 
     /** Called (on the writer thread) when the queue drains below half after {@link #writable()} said no. */
@@ -211,8 +321,7 @@ final class OutboundSink {
                 return;
             }
             boolean first = isEmpty();
-            tuples.add(tuple);
-            bufferedBytes += tuple.getSerializedSize() + ENTRY_OVERHEAD;
+            appendTuple(tuple);
             afterAdd(first);
         } finally {
             lock.unlock();
@@ -236,12 +345,10 @@ final class OutboundSink {
             }
             boolean first = isEmpty();
             for (AckEntry a : newAcks) {
-                acks.add(a);
-                bufferedBytes += a.getSerializedSize() + ENTRY_OVERHEAD;
+                appendAck(a);
             }
             for (TupleData t : newTuples) {
-                tuples.add(t);
-                bufferedBytes += t.getSerializedSize() + ENTRY_OVERHEAD;
+                appendTuple(t);
             }
             afterAdd(first);
         } finally {
@@ -250,11 +357,11 @@ final class OutboundSink {
     }
 
     private boolean isEmpty() {
-        return tuples.isEmpty() && acks.isEmpty();
+        return tupleCount == 0 && ackCount == 0;
     }
 
     private int size() {
-        return tuples.size() + acks.size();
+        return tupleCount + ackCount;
     }
 
     /** Under the lock. */
@@ -385,12 +492,25 @@ final class OutboundSink {
             sealWhenWritten = false;
             lastSealAt = System.nanoTime();
         }
-        TupleBatch b = TupleBatch.newBuilder().addAllAcks(acks).addAllTuples(tuples).build();
         int entries = size();
-        tuples = new ArrayList<>(Math.min(batchSize, 1024));
-        acks = new ArrayList<>();
-        bufferedBytes = 0;
-        enqueue(new Frame(InstanceToStreamManager.newBuilder().setTuples(b).build(), entries));
+        int batchLength = (int) bufferedBytes;
+        int header = CodedOutputStream.computeTagSize(InstanceToStreamManager.TUPLES_FIELD_NUMBER)
+                + CodedOutputStream.computeUInt32SizeNoTag(batchLength);
+        int start = HEADER_ROOM - header;
+        CodedOutputStream h = CodedOutputStream.newInstance(batchArray, start, header);
+        try {
+            h.writeTag(InstanceToStreamManager.TUPLES_FIELD_NUMBER, WireFormat.WIRETYPE_LENGTH_DELIMITED);
+            h.writeUInt32NoTag(batchLength);
+            h.checkNoSpaceLeft();
+        } catch (IOException e) {
+            throw new UncheckedIOException("encoding an outgoing batch's header", e);
+        }
+        byte[] sealed = batchArray;
+        int used = HEADER_ROOM + batchLength;
+        // The next batch starts as large as this one ended (capped), so a loaded sink does
+        // not grow every batch again; an idle one goes back to a small array.
+        newBatch((int) Math.max(FIRST_BATCH_ARRAY, Math.min(used + used / 8, batchBytes + HEADER_ROOM + 1024)));
+        enqueue(new Frame(sealed, start, header + batchLength, entries));
     }
 
     /** Under the lock. */
@@ -533,9 +653,7 @@ final class OutboundSink {
         }
         disconnected = true;
         dropped += size();
-        tuples = new ArrayList<>(Math.min(batchSize, 1024));
-        acks = new ArrayList<>();
-        bufferedBytes = 0;
+        newBatch(FIRST_BATCH_ARRAY);
         for (Frame f : queue) {
             dropped += f.entries;
             queuedBytes -= f.bytes;
@@ -599,7 +717,7 @@ final class OutboundSink {
             Frame f = queue.pollFirst();
             queuedBytes -= f.bytes;
             try {
-                writer.write(f.message);
+                f.writeTo(writer);
             } catch (IOException | RuntimeException e) {
                 failed(f, e, writer);
             }
@@ -671,7 +789,7 @@ final class OutboundSink {
             }
             Exception failure = null;
             try {
-                w.write(f.message);
+                f.writeTo(w);
             } catch (IOException | RuntimeException e) {
                 failure = e;
             }

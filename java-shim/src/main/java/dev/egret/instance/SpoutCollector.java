@@ -61,6 +61,11 @@ final class SpoutCollector implements ISpoutOutputCollector {
     private final ArrayDeque<Untracked> pendingAcks = new ArrayDeque<>();
     /** Pending trees by key, unboxed (one lookup per ack); the safety scan is a full pass. */
     private final LongTable<Pending> pending = new LongTable<>();
+    /**
+     * The next tree key: consecutive from a random start, so keys of this task's earlier
+     * runs (trees a restarted spout's ledger may still hold) are not met again in practice.
+     */
+    private long nextKey = TaskEmitter.nonZeroRandom();
     /** Effectively once: de-duplicates emits and records them (null in the other modes). */
     private EffectivelyOnceSpout effectivelyOnce;
 
@@ -133,11 +138,13 @@ final class SpoutCollector implements ISpoutOutputCollector {
     private synchronized long newTree(Object messageId, String stream) {
         long now = System.nanoTime();
         long key;
-        // One lookup per tree (not containsKey then put): the table is large and each probe
-        // is likely a cache miss; a key already taken (2^-64 per pair) is drawn again.
+        // Consecutive keys from a random start: the pending trees sit in neighbouring slots
+        // of the table (see LongTable.home), so an emit and an ack touch memory that the
+        // last ones did. One lookup per tree (not containsKey then put); a key taken already
+        // (a tree pending for 2^64 emits) is skipped, and 0 is never a key.
         do {
-            key = TaskEmitter.nonZeroRandom();
-        } while (pending.putIfAbsent(key, new Pending(key, messageId, stream, now)) != null);
+            key = nextKey++;
+        } while (key == 0 || pending.putIfAbsent(key, new Pending(key, messageId, stream, now)) != null);
         return key;
     }
 

@@ -51,7 +51,8 @@ public class FrameChannel implements Closeable {
 
     /**
      * For a subclass that carries whole frames itself (the JNI bridge's channel): it
-     * overrides {@link #readFrame(int)}, {@link #write(MessageLite, int)}, {@link #isOpen()}
+     * overrides {@link #readFrame(int)}, {@link #write(MessageLite, int)},
+     * {@link #writeEncoded(byte[], int, int)}, {@link #isOpen()}
      * and {@link #close()}.
      */
     protected FrameChannel(int maxFrameBytes) {
@@ -231,6 +232,33 @@ public class FrameChannel implements Closeable {
             if (buf.length > 4 * 1024 * 1024 && total < buf.length / 4) {
                 writeBuffer = new byte[8 * 1024];
             }
+        }
+    }
+
+    /**
+     * Writes one frame whose body is already encoded: {@code frame[bodyOffset, bodyOffset +
+     * bodyLength)}, with {@link #LENGTH_BYTES} bytes of room before it in the same array,
+     * which this fills with the length, so the frame goes out in one write without a copy.
+     * The caller gives up the array's room and body to this call.
+     *
+     * @throws FrameTooLargeException if the body is larger than the connection's cap (nothing is written)
+     */
+    public void writeEncoded(byte[] frame, int bodyOffset, int bodyLength) throws IOException {
+        if (bodyOffset < LENGTH_BYTES || bodyLength < 0 || bodyOffset + bodyLength > frame.length) {
+            throw new IllegalArgumentException("an encoded frame needs " + LENGTH_BYTES
+                    + " bytes of room before its body: body at " + bodyOffset + ", " + bodyLength
+                    + " bytes, array of " + frame.length);
+        }
+        if (bodyLength > maxFrameBytes) {
+            throw new FrameTooLargeException(bodyLength, maxFrameBytes);
+        }
+        synchronized (writeLock) {
+            int at = bodyOffset - LENGTH_BYTES;
+            frame[at] = (byte) (bodyLength >>> 24);
+            frame[at + 1] = (byte) (bodyLength >>> 16);
+            frame[at + 2] = (byte) (bodyLength >>> 8);
+            frame[at + 3] = (byte) bodyLength;
+            writeAll(ByteBuffer.wrap(frame, at, LENGTH_BYTES + bodyLength));
         }
     }
 

@@ -69,4 +69,39 @@ class LongTableTest {
         assertNull(table.get(0));
         assertNull(table.remove(0));
     }
+
+    @Test
+    void consecutiveKeysFromARandomStartNeverCollideAndLeaveInAnyOrder() {
+        Random random = new Random(99);
+        long start = random.nextLong() | (1L << 62);
+        LongTable<Long> table = new LongTable<>();
+        Map<Long, Long> model = new HashMap<>();
+        long next = start;
+        // A sliding window of pending trees: new keys in order, acks in a shuffled order.
+        for (int step = 0; step < 300_000; step++) {
+            if (random.nextInt(10) < 6 || model.isEmpty()) {
+                long key = next++;
+                model.put(key, key);
+                assertNull(table.putIfAbsent(key, key));
+            } else {
+                long key = next - 1 - random.nextInt((int) Math.min(2000, next - start));
+                assertEquals(model.remove(key), table.remove(key));
+            }
+        }
+        assertEquals(model.size(), table.size());
+        model.forEach((k, v) -> assertEquals(v, table.get(k)));
+        assertEquals(0, table.maxDisplacement(), "consecutive keys each sit in their own home slot");
+    }
+
+    @Test
+    void keysDifferingOnlyInHighBitsStillSpread() {
+        LongTable<Integer> table = new LongTable<>();
+        for (int i = 1; i <= 4096; i++) {
+            assertNull(table.putIfAbsent((long) i << 32, i));
+        }
+        for (int i = 1; i <= 4096; i++) {
+            assertEquals(i, table.get((long) i << 32));
+        }
+        assertEquals(0, table.maxDisplacement());
+    }
 }

@@ -60,6 +60,57 @@ class OutboundSinkTest {
         assertEquals(2, b.getTuples().getTuplesCount());
     }
 
+    /** Keeps each encoded frame's bytes as the writer got them. */
+    private static final class EncodedRecorder implements OutboundSink.FrameWriter {
+        final List<InstanceToStreamManager> messages = new ArrayList<>();
+        final List<InstanceToStreamManager> encoded = new ArrayList<>();
+
+        @Override
+        public void write(InstanceToStreamManager message) {
+            messages.add(message);
+        }
+
+        @Override
+        public void writeEncoded(byte[] frame, int bodyOffset, int bodyLength) throws IOException {
+            assertTrue(bodyOffset >= dev.egret.wire.FrameChannel.LENGTH_BYTES, "room for the length prefix");
+            encoded.add(InstanceToStreamManager.parseFrom(java.nio.ByteBuffer.wrap(frame, bodyOffset, bodyLength)));
+        }
+    }
+
+    @Test
+    void batchesAreEncodedAsTheyComeAndKeepEachFieldsOrderThroughGrowth() {
+        EncodedRecorder w = new EncodedRecorder();
+        OutboundSink sink = new OutboundSink(w, 1000, TimeUnit.SECONDS.toNanos(10));
+        sink.sendReady();
+        List<TupleData> sent = new ArrayList<>();
+        List<AckEntry> acked = new ArrayList<>();
+        // Tuples of 3 000 bytes grow the batch's first 4 KiB array several times.
+        for (int i = 0; i < 40; i++) {
+            byte[] values = new byte[3000];
+            values[i] = (byte) (i + 1);
+            TupleData t = TupleData.newBuilder().setDestTask(i).setStream("s" + i)
+                    .setValues(com.google.protobuf.ByteString.copyFrom(values)).setEdgeId(i * 31L).build();
+            AckEntry a = ack(1000 + i);
+            sent.add(t);
+            acked.add(a);
+            sink.add(List.of(a), List.of(t));
+        }
+        sink.flush();
+        assertEquals(1, w.messages.size(), "ready");
+        assertEquals(1, w.encoded.size());
+        InstanceToStreamManager m = w.encoded.get(0);
+        assertEquals(InstanceToStreamManager.MessageCase.TUPLES, m.getMessageCase());
+        assertEquals(sent, m.getTuples().getTuplesList());
+        assertEquals(acked, m.getTuples().getAcksList());
+
+        // The next batch starts afresh in a new array.
+        sink.add(tuple(7));
+        sink.flush();
+        assertEquals(2, w.encoded.size());
+        assertEquals(List.of(tuple(7)), w.encoded.get(1).getTuples().getTuplesList());
+        assertEquals(0, w.encoded.get(1).getTuples().getAcksCount());
+    }
+
     @Test
     void anAckAloneIsFlushedByTheTimer() {
         Recorder w = new Recorder();

@@ -255,4 +255,39 @@ class TupleValuesCodecTest {
         assertEquals(Arrays.asList(big),
                 codec.deserialize(com.google.protobuf.ByteString.copyFrom(codec.serialize(Arrays.asList(big)))));
     }
+
+    @Test
+    void valuesInAnAliasedFrameAreReadWhereTheyLieAndOtherShapesAreCopiedOnce() throws Exception {
+        TupleValuesCodec codec = new TupleValuesCodec(new HashMap<>());
+        List<Object> values = new Values("word", 42L, new byte[] {1, 2, 3});
+        dev.egret.proto.TupleData td = dev.egret.proto.TupleData.newBuilder().setDestTask(3).setStream("s")
+                .setValues(com.google.protobuf.ByteString.copyFrom(codec.serialize(values))).build();
+        // The tuple sits in the middle of a larger array, as in a frame of several.
+        byte[] encoded = td.toByteArray();
+        byte[] frame = new byte[encoded.length + 17];
+        System.arraycopy(encoded, 0, frame, 11, encoded.length);
+        com.google.protobuf.CodedInputStream in =
+                com.google.protobuf.CodedInputStream.newInstance(frame, 11, encoded.length);
+        in.enableAliasing(true);
+        dev.egret.proto.TupleData parsed = dev.egret.proto.TupleData.parseFrom(in);
+
+        List<Object> read = codec.deserialize(parsed.getValues());
+        assertEquals("word", read.get(0));
+        assertEquals(42L, read.get(1));
+        assertArrayEquals(new byte[] {1, 2, 3}, (byte[]) read.get(2));
+        assertEquals(0, codec.copies(), "an aliased slice is read without a copy");
+        // Kryo copied what it read: the frame can be reused.
+        Arrays.fill(frame, (byte) 0);
+        assertArrayEquals(new byte[] {1, 2, 3}, (byte[]) read.get(2));
+
+        // A rope (two pieces, long enough not to be flattened by concat) is copied once, and
+        // reads the same.
+        List<Object> longer = new Values("word".repeat(100), 42L);
+        com.google.protobuf.ByteString whole = com.google.protobuf.ByteString.copyFrom(codec.serialize(longer));
+        com.google.protobuf.ByteString rope = whole.substring(0, 200).concat(whole.substring(200));
+        List<Object> again = codec.deserialize(rope);
+        assertEquals("word".repeat(100), again.get(0));
+        assertEquals(42L, again.get(1));
+        assertEquals(1, codec.copies());
+    }
 }

@@ -56,6 +56,29 @@ class FrameChannelTest {
     }
 
     @Test
+    void anEncodedBodyGoesOutWithItsLengthInTheRoomBeforeIt() throws Exception {
+        try (SocketChannel clientSocket = SocketChannel.open(UnixDomainSocketAddress.of(socket));
+                SocketChannel peerSocket = server.accept();
+                FrameChannel client = new FrameChannel(clientSocket, 1024);
+                FrameChannel peer = new FrameChannel(peerSocket, 1024)) {
+            Hello hello = Hello.newBuilder().setProtocolVersion(Handshake.PROTOCOL_VERSION).setPeerId("enc").build();
+            byte[] body = hello.toByteArray();
+            byte[] frame = new byte[7 + body.length + 3];
+            java.util.Arrays.fill(frame, (byte) 0x5a);
+            System.arraycopy(body, 0, frame, 7, body.length);
+            client.writeEncoded(frame, 7, body.length);
+            assertEquals(hello, peer.read(Hello.parser()));
+            // No room for the length: refused, nothing written.
+            assertThrows(IllegalArgumentException.class, () -> client.writeEncoded(body, 0, body.length));
+            // Over the cap: refused before writing.
+            byte[] huge = new byte[4 + 2000];
+            assertThrows(FrameTooLargeException.class, () -> client.writeEncoded(huge, 4, 2000));
+            client.write(hello);
+            assertEquals(hello, peer.read(Hello.parser()), "the stream is still aligned on frames");
+        }
+    }
+
+    @Test
     void oversizedLengthIsRefusedBeforeReadingTheBody() throws Exception {
         try (SocketChannel raw = SocketChannel.open(UnixDomainSocketAddress.of(socket));
                 FrameChannel peer = new FrameChannel(server.accept(), 1024)) {
