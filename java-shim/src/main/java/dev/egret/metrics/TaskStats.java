@@ -42,10 +42,37 @@ public final class TaskStats {
         }
     }
 
+    /** A key and its cell, immutable: what {@link #last} remembers per kind. */
+    private static final class Keyed {
+        final String key;
+        final Cell cell;
+
+        Keyed(String key, Cell cell) {
+            this.key = key;
+            this.cell = cell;
+        }
+    }
+
+    /**
+     * Per kind (by ordinal), the key looked up last and its cell: a task mostly counts on
+     * one stream (or input), so most updates find their cell here by the key's identity,
+     * without a map lookup. Racy on purpose: a {@link Keyed} is immutable (final fields), so
+     * a thread sees a whole one or an older one, and any of them names a right cell.
+     */
+    private final Keyed[] last = new Keyed[Kind.values().length];
+
     private Cell cell(Kind kind, String key) {
+        Keyed k = last[kind.ordinal()];
+        if (k != null && k.key == key) {
+            return k.cell;
+        }
         ConcurrentHashMap<String, Cell> m = cells.get(kind);
         Cell c = m.get(key);
-        return c != null ? c : m.computeIfAbsent(key, k -> new Cell());
+        if (c == null) {
+            c = m.computeIfAbsent(key, x -> new Cell());
+        }
+        last[kind.ordinal()] = new Keyed(key, c);
+        return c;
     }
 
     /** Storm's key for a bolt's input: {@code "<component>:<stream>"} (cached, no allocation per tuple). */
