@@ -710,17 +710,18 @@ final class InstanceExecutor {
             return;
         }
         for (TupleData td : batch.getTuplesList()) {
-            Task t = tasksById.get(td.getDestTask());
+            Task t = taskOf(td.getDestTask());
             if (t == null) {
                 LOG.warn("Dropping a tuple for task {}, which this instance ({}) does not host",
                         td.getDestTask(), component);
                 continue;
             }
-            String source = view.componentOf(td.getSrcTask());
+            String source = sourceOf(td.getSrcTask());
+            String stream = canonicalStream(td.getStream());
             TupleImpl tuple;
             try {
                 List<Object> values = executorCodec.deserialize(td.getValues());
-                tuple = new TupleImpl(t.context, values, source, td.getSrcTask(), td.getStream(),
+                tuple = new TupleImpl(t.context, values, source, td.getSrcTask(), stream,
                         TreeMessageId.of(td));
             } catch (RuntimeException e) {
                 LOG.error("Dropping an undecodable tuple from {}:{} on stream {} for task {}: {}",
@@ -733,6 +734,45 @@ final class InstanceExecutor {
                 executeAligned(t, tuple, td);
             }
         }
+    }
+
+    // The executor thread's last lookups on the inbound path: consecutive tuples mostly go to
+    // the same task, from the same source task, on the same stream.
+    private Task lastTask;
+    private int lastSourceTask = Integer.MIN_VALUE;
+    private String lastSource;
+    private String lastStream;
+
+    /** The hosted task {@code id}, or null. */
+    private Task taskOf(int id) {
+        Task t = lastTask;
+        if (t == null || t.id != id) {
+            t = tasksById.get(id);
+            lastTask = t;
+        }
+        return t;
+    }
+
+    /** The component of task {@code sourceTask}. */
+    private String sourceOf(int sourceTask) {
+        if (sourceTask != lastSourceTask || lastSource == null) {
+            lastSource = view.componentOf(sourceTask);
+            lastSourceTask = sourceTask;
+        }
+        return lastSource;
+    }
+
+    /**
+     * One instance per stream name for consecutive tuples: each parsed tuple brings a new
+     * string, and the maps keyed by stream (output fields, statistics' keys, the bolt's own
+     * lookups) then find an instance whose hash is known and that compares by identity.
+     */
+    private String canonicalStream(String stream) {
+        if (stream.equals(lastStream)) {
+            return lastStream;
+        }
+        lastStream = stream;
+        return stream;
     }
 
     /** Effectively once, buffered alignment ({@link MarkerAlignment}): holds, releases or runs. */

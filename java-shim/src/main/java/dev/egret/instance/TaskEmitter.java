@@ -118,6 +118,34 @@ final class TaskEmitter {
         return debug;
     }
 
+    /** A stream's name and its UTF-8 bytes, immutable: what {@link #lastStream} remembers. */
+    private static final class StreamBytes {
+        final String name;
+        final ByteString bytes;
+
+        StreamBytes(String name) {
+            this.name = name;
+            this.bytes = ByteString.copyFromUtf8(name);
+        }
+    }
+
+    /**
+     * The stream emitted on last, with its encoded name: a copy's stream is set as bytes,
+     * so encoding it copies them instead of measuring and encoding the string's UTF-8 twice
+     * per copy (size, then write). Racy on purpose (emits may come from user threads): a
+     * {@link StreamBytes} is immutable, and any one seen names its own stream rightly.
+     */
+    private StreamBytes lastStream;
+
+    private ByteString streamBytes(String stream) {
+        StreamBytes last = lastStream;
+        if (last == null || !last.name.equals(stream)) {
+            last = new StreamBytes(stream);
+            lastStream = last;
+        }
+        return last.bytes;
+    }
+
     /** An untracked emit (no roots): a spout emit without message id, an unanchored bolt emit. */
     List<Integer> emit(String stream, List<Object> values) {
         return emit(stream, values, 0L, null);
@@ -205,7 +233,7 @@ final class TaskEmitter {
         }
         for (Integer dest : targets) {
             logTransfer(dest, stream, values, "{}");
-            sink.add(TupleData.newBuilder().setDestTask(dest).setSrcTask(taskId).setStream(stream)
+            sink.add(TupleData.newBuilder().setDestTask(dest).setSrcTask(taskId).setStreamBytes(streamBytes(stream))
                     .setValues(bytes).build());
         }
     }
@@ -221,7 +249,7 @@ final class TaskEmitter {
                 long edge = nonZeroRandom();
                 xor ^= edge;
                 logTransfer(dest, stream, values, debug ? "{" + rootKey + "=" + edge + "}" : null);
-                copies.add(TupleData.newBuilder().setDestTask(dest).setSrcTask(taskId).setStream(stream)
+                copies.add(TupleData.newBuilder().setDestTask(dest).setSrcTask(taskId).setStreamBytes(streamBytes(stream))
                         .setValues(bytes).addRoots(root).setEdgeId(edge).build());
             }
         }
@@ -285,7 +313,7 @@ final class TaskEmitter {
                 acks.add(AckEntry.newBuilder().setKind(AckKind.ACK_KIND_ACK).setRoot(r).setXor(edge).build());
             }
             logTransfer(dest, stream, values, debug ? idText(roots, edge) : null);
-            copies.add(TupleData.newBuilder().setDestTask(dest).setSrcTask(taskId).setStream(stream)
+            copies.add(TupleData.newBuilder().setDestTask(dest).setSrcTask(taskId).setStreamBytes(streamBytes(stream))
                     .setValues(bytes).addAllRoots(roots).setEdgeId(edge).build());
         }
         sink.add(acks, copies);
