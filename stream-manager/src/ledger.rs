@@ -34,7 +34,8 @@
 //! - speed: every ACK looks its root up in up to [`BUCKETS`] maps, so the
 //!   maps hash with [`RootHasher`] (two multiplications, seeded per ledger)
 //!   instead of SipHash, which was the stream manager's largest cost under
-//!   load (docs/performance.md).
+//!   load (docs/performance.md), and keep a spout task's consecutive keys in
+//!   neighbouring slots, so lookups hit the cache.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::hash::{BuildHasher, Hasher};
@@ -72,18 +73,33 @@ impl Root {
     }
 }
 
-/// Hashes [`Root`]s: a folded multiply per field, from a random per-ledger
-/// seed. Keys are random 64-bit numbers chosen by the spouts' instances, so
-/// this spreads them as well as SipHash at a fraction of the cost; the seed
-/// keeps a spout that picks keys badly (or on purpose) from lining them up
-/// the same way in every stream manager.
+/// Hashes [`Root`]s for the ledger's SwissTables so that the trees of one
+/// spout task pending at one time sit side by side. A spout task numbers its
+/// trees consecutively from a random start (the shim's `SpoutCollector`), and
+/// a table's slot is the hash's low bits: those are the key plus a mix of
+/// the seed and the spout task, so consecutive keys take consecutive slots (16 control bytes of one group,
+/// and neighbouring entries, are one or two cache lines) and an INIT or an
+/// ACK finds its slot near the last ones touched, instead of a cache miss
+/// per lookup in each of the [`BUCKETS`] maps. The top 7 bits, which the
+/// table compares before the keys (its control bytes), are a folded multiply
+/// of everything hashed, so neighbours are still told apart at once. Random
+/// keys (an older shim) spread by their low bits as well. Each ledger serves
+/// its own topology's spout tasks only: a spout that picks keys that line up
+/// on the same low bits slows its own stream manager's ledger, no one else's.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct RootHasher {
+    /// A folded multiply of the seed and every word hashed.
     state: u64,
+    /// The last word hashed (the key, [`Root`]'s last field), plus the state
+    /// before it (the seed and the spout task, mixed).
+    tail: u64,
 }
 
 /// Multiplier of [`RootHasher`] (the fractional part of pi, odd).
 const MULTIPLIER: u64 = 0x243f_6a88_85a3_08d3;
+/// The hash bits a SwissTable compares before the keys (its control bytes):
+/// the top 7; the rest choose the slot.
+const CONTROL_BITS: u64 = !(u64::MAX >> 7);
 
 fn folded_multiply(a: u64, b: u64) -> u64 {
     let full = u128::from(a) * u128::from(b);
@@ -101,6 +117,7 @@ impl Hasher for RootHasher {
     }
 
     fn write_u64(&mut self, value: u64) {
+        self.tail = value.wrapping_add(self.state);
         self.state = folded_multiply(self.state ^ value, MULTIPLIER);
     }
 
@@ -110,7 +127,7 @@ impl Hasher for RootHasher {
     }
 
     fn finish(&self) -> u64 {
-        self.state
+        (self.tail & !CONTROL_BITS) | (self.state & CONTROL_BITS)
     }
 }
 
@@ -133,7 +150,10 @@ impl BuildHasher for RootHashBuilder {
     type Hasher = RootHasher;
 
     fn build_hasher(&self) -> RootHasher {
-        RootHasher { state: self.seed }
+        RootHasher {
+            state: self.seed,
+            tail: self.seed,
+        }
     }
 }
 
@@ -423,6 +443,39 @@ mod tests {
 
     fn root(key: u64) -> Root {
         Root { spout_task: 3, key }
+    }
+
+    #[test]
+    fn consecutive_keys_hash_to_consecutive_slots_with_varied_control_bits() {
+        let builder = RootHashBuilder::new();
+        let start = 0x7fff_ffff_ffff_fff0_u64; // crosses the low 63 bits' carry
+        let hashes: Vec<u64> = (0..256u64)
+            .map(|i| builder.hash_one(root(start.wrapping_add(i))))
+            .collect();
+        let slot_bits = !CONTROL_BITS;
+        for pair in hashes.windows(2) {
+            // The slot (low bits) of key k + 1 follows that of key k.
+            assert_eq!(
+                (pair[0] & slot_bits).wrapping_add(1) & slot_bits,
+                pair[1] & slot_bits
+            );
+        }
+        let controls: HashSet<u64> = hashes.iter().map(|h| h >> 57).collect();
+        assert!(
+            controls.len() > 64,
+            "neighbours' control bytes should differ: {} distinct of 128 possible",
+            controls.len()
+        );
+        // The same key of other spout tasks starts elsewhere.
+        let others: HashSet<u64> = (3..20)
+            .map(|task| {
+                builder.hash_one(Root {
+                    spout_task: task,
+                    key: start,
+                }) & slot_bits
+            })
+            .collect();
+        assert_eq!(others.len(), 17);
     }
 
     fn outcome(event: &TreeEvent) -> TreeOutcome {
