@@ -1,5 +1,6 @@
 package dev.egret.instance;
 
+import com.google.protobuf.ByteString;
 import com.google.protobuf.CodedOutputStream;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.MessageLite;
@@ -7,6 +8,7 @@ import com.google.protobuf.WireFormat;
 import dev.egret.proto.AckEntry;
 import dev.egret.proto.InstanceToStreamManager;
 import dev.egret.proto.ReportedError;
+import dev.egret.proto.RootId;
 import dev.egret.proto.TupleBatch;
 import dev.egret.proto.TupleData;
 import dev.egret.wire.FrameChannel;
@@ -280,15 +282,7 @@ final class OutboundSink {
     private void append(int field, MessageLite entry) {
         int size = entry.getSerializedSize();
         int need = CodedOutputStream.computeTagSize(field) + CodedOutputStream.computeUInt32SizeNoTag(size) + size;
-        if (batchOut.spaceLeft() < need) {
-            int used = HEADER_ROOM + (int) bufferedBytes;
-            long wanted = Math.max(2L * batchArray.length, (long) used + need);
-            if (wanted > Integer.MAX_VALUE - 16) {
-                throw new IllegalStateException("an outgoing batch would exceed 2 GiB");
-            }
-            batchArray = Arrays.copyOf(batchArray, (int) wanted);
-            batchOut = CodedOutputStream.newInstance(batchArray, used, batchArray.length - used);
-        }
+        ensureRoom(need);
         try {
             batchOut.writeMessage(field, entry);
         } catch (IOException e) {
@@ -296,6 +290,20 @@ final class OutboundSink {
             throw new UncheckedIOException("encoding an outgoing entry", e);
         }
         bufferedBytes += need;
+    }
+
+    /** Under the lock: grows the batch's array, if need be, so {@code need} more bytes fit. */
+    private void ensureRoom(int need) {
+        if (batchOut.spaceLeft() >= need) {
+            return;
+        }
+        int used = HEADER_ROOM + (int) bufferedBytes;
+        long wanted = Math.max(2L * batchArray.length, (long) used + need);
+        if (wanted > Integer.MAX_VALUE - 16) {
+            throw new IllegalStateException("an outgoing batch would exceed 2 GiB");
+        }
+        batchArray = Arrays.copyOf(batchArray, (int) wanted);
+        batchOut = CodedOutputStream.newInstance(batchArray, used, batchArray.length - used);
     }
 
     private void appendTuple(TupleData tuple) {
@@ -322,6 +330,78 @@ final class OutboundSink {
             }
             boolean first = isEmpty();
             appendTuple(tuple);
+            afterAdd(first);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Appends acks, then the copies of one emit, atomically (as {@link #add(List, List)}):
+     * copy {@code i} goes to {@code dests[i]} with edge id {@code edges[i]} (0, or
+     * {@code edges} null, for none), and every copy has the same source task, stream, values
+     * and roots. Each copy is encoded as a {@code TupleData} straight into the batch, with the
+     * bytes {@code TupleData.writeTo} would give, without building one; what the copies
+     * share is measured once.
+     */
+    void addCopies(List<AckEntry> newAcks, int srcTask, ByteString stream, ByteString values,
+                   List<RootId> roots, int[] dests, long[] edges, int count) {
+        if (newAcks.isEmpty() && count == 0) {
+            return;
+        }
+        lock.lock();
+        try {
+            if (disconnected) {
+                dropped += newAcks.size() + count;
+                return;
+            }
+            boolean first = isEmpty();
+            for (AckEntry a : newAcks) {
+                appendAck(a);
+            }
+            int shared = (srcTask != 0 ? CodedOutputStream.computeInt32Size(TupleData.SRC_TASK_FIELD_NUMBER, srcTask) : 0)
+                    + (stream.isEmpty() ? 0 : CodedOutputStream.computeBytesSize(TupleData.STREAM_FIELD_NUMBER, stream))
+                    + (values.isEmpty() ? 0 : CodedOutputStream.computeBytesSize(TupleData.VALUES_FIELD_NUMBER, values));
+            for (RootId r : roots) {
+                shared += CodedOutputStream.computeMessageSize(TupleData.ROOTS_FIELD_NUMBER, r);
+            }
+            for (int i = 0; i < count; i++) {
+                int dest = dests[i];
+                long edge = edges == null ? 0 : edges[i];
+                int size = shared
+                        + (dest != 0 ? CodedOutputStream.computeInt32Size(TupleData.DEST_TASK_FIELD_NUMBER, dest) : 0)
+                        + (edge != 0 ? CodedOutputStream.computeFixed64Size(TupleData.EDGE_ID_FIELD_NUMBER, edge) : 0);
+                int need = CodedOutputStream.computeTagSize(TupleBatch.TUPLES_FIELD_NUMBER)
+                        + CodedOutputStream.computeUInt32SizeNoTag(size) + size;
+                ensureRoom(need);
+                try {
+                    // Fields in number order, defaults left out: as TupleData.writeTo writes them.
+                    batchOut.writeTag(TupleBatch.TUPLES_FIELD_NUMBER, WireFormat.WIRETYPE_LENGTH_DELIMITED);
+                    batchOut.writeUInt32NoTag(size);
+                    if (dest != 0) {
+                        batchOut.writeInt32(TupleData.DEST_TASK_FIELD_NUMBER, dest);
+                    }
+                    if (srcTask != 0) {
+                        batchOut.writeInt32(TupleData.SRC_TASK_FIELD_NUMBER, srcTask);
+                    }
+                    if (!stream.isEmpty()) {
+                        batchOut.writeBytes(TupleData.STREAM_FIELD_NUMBER, stream);
+                    }
+                    if (!values.isEmpty()) {
+                        batchOut.writeBytes(TupleData.VALUES_FIELD_NUMBER, values);
+                    }
+                    for (RootId r : roots) {
+                        batchOut.writeMessage(TupleData.ROOTS_FIELD_NUMBER, r);
+                    }
+                    if (edge != 0) {
+                        batchOut.writeFixed64(TupleData.EDGE_ID_FIELD_NUMBER, edge);
+                    }
+                } catch (IOException e) {
+                    throw new UncheckedIOException("encoding an outgoing tuple", e);
+                }
+                bufferedBytes += need;
+                tupleCount++;
+            }
             afterAdd(first);
         } finally {
             lock.unlock();

@@ -6,7 +6,6 @@ import dev.egret.metrics.TaskStats;
 import dev.egret.proto.AckEntry;
 import dev.egret.proto.AckKind;
 import dev.egret.proto.RootId;
-import dev.egret.proto.TupleData;
 import dev.egret.serialization.TupleValuesCodec;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -231,30 +230,37 @@ final class TaskEmitter {
         if (anchors != null && !anchors.isEmpty() && sendAnchored(stream, values, targets, bytes, anchors)) {
             return;
         }
-        for (Integer dest : targets) {
-            logTransfer(dest, stream, values, "{}");
-            sink.add(TupleData.newBuilder().setDestTask(dest).setSrcTask(taskId).setStreamBytes(streamBytes(stream))
-                    .setValues(bytes).build());
+        int n = targets.size();
+        int[] dests = new int[n];
+        for (int i = 0; i < n; i++) {
+            dests[i] = targets.get(i);
+            logTransfer(dests[i], stream, values, "{}");
         }
+        sink.addCopies(Collections.emptyList(), taskId, streamBytes(stream), bytes, Collections.emptyList(), dests,
+                null, n);
     }
 
     /** A new tree: one edge per copy, and its INIT (XOR of the edges) ahead of them in the batch. */
     private void sendRoots(String stream, List<Object> values, List<Integer> targets, long rootKey) {
         RootId root = RootId.newBuilder().setSpoutTask(taskId).setKey(rootKey).build();
-        List<TupleData> copies = new ArrayList<>(targets.size());
+        int n = targets.size();
+        int[] dests = new int[n];
+        long[] edges = new long[n];
         long xor = 0;
-        if (!targets.isEmpty()) {
-            ByteString bytes = UnsafeByteOperations.unsafeWrap(codecs.get().serialize(values));
-            for (Integer dest : targets) {
+        ByteString bytes = ByteString.EMPTY;
+        if (n > 0) {
+            bytes = UnsafeByteOperations.unsafeWrap(codecs.get().serialize(values));
+            for (int i = 0; i < n; i++) {
+                dests[i] = targets.get(i);
                 long edge = nonZeroRandom();
+                edges[i] = edge;
                 xor ^= edge;
-                logTransfer(dest, stream, values, debug ? "{" + rootKey + "=" + edge + "}" : null);
-                copies.add(TupleData.newBuilder().setDestTask(dest).setSrcTask(taskId).setStreamBytes(streamBytes(stream))
-                        .setValues(bytes).addRoots(root).setEdgeId(edge).build());
+                logTransfer(dests[i], stream, values, debug ? "{" + rootKey + "=" + edge + "}" : null);
             }
         }
         AckEntry init = AckEntry.newBuilder().setKind(AckKind.ACK_KIND_INIT).setRoot(root).setXor(xor).build();
-        sink.add(Collections.singletonList(init), copies);
+        sink.addCopies(Collections.singletonList(init), taskId, streamBytes(stream), bytes,
+                Collections.singletonList(root), dests, edges, n);
     }
 
     /**
@@ -274,50 +280,76 @@ final class TaskEmitter {
      */
     private boolean sendAnchored(String stream, List<Object> values, List<Integer> targets, ByteString bytes,
                                  Collection<Tuple> anchors) {
-        // Root -> parity of the live anchors reaching it.
-        Map<RootId, Boolean> parity = new LinkedHashMap<>();
-        List<TupleImpl> live = new ArrayList<>(anchors.size());
-        for (Tuple a : anchors) {
-            if (a == null || !(a.getMessageId() instanceof TreeMessageId)) {
-                continue;
+        List<TupleImpl> live;
+        List<RootId> roots;
+        List<RootId> uncovered;
+        TupleImpl single = singleLiveAnchorWithOneRoot(anchors);
+        if (single != null) {
+            // The usual bolt emit (one anchor, of one tree): its root is reached once.
+            live = Collections.singletonList(single);
+            roots = ((TreeMessageId) single.getMessageId()).roots();
+            uncovered = Collections.emptyList();
+        } else {
+            // Root -> parity of the live anchors reaching it.
+            Map<RootId, Boolean> parity = new LinkedHashMap<>();
+            live = new ArrayList<>(anchors.size());
+            for (Tuple a : anchors) {
+                if (a == null || !(a.getMessageId() instanceof TreeMessageId)) {
+                    continue;
+                }
+                TreeMessageId id = (TreeMessageId) a.getMessageId();
+                boolean counts = a instanceof TupleImpl && !id.isCompleted();
+                if (counts) {
+                    live.add((TupleImpl) a);
+                }
+                for (RootId r : id.roots()) {
+                    Boolean odd = parity.get(r);
+                    parity.put(r, counts ? !Boolean.TRUE.equals(odd) : Boolean.TRUE.equals(odd));
+                }
             }
-            TreeMessageId id = (TreeMessageId) a.getMessageId();
-            boolean counts = a instanceof TupleImpl && !id.isCompleted();
-            if (counts) {
-                live.add((TupleImpl) a);
+            if (parity.isEmpty()) {
+                return false;
             }
-            for (RootId r : id.roots()) {
-                Boolean odd = parity.get(r);
-                parity.put(r, counts ? !Boolean.TRUE.equals(odd) : Boolean.TRUE.equals(odd));
+            roots = new ArrayList<>(parity.keySet());
+            uncovered = new ArrayList<>();
+            for (Map.Entry<RootId, Boolean> e : parity.entrySet()) {
+                if (!e.getValue()) {
+                    uncovered.add(e.getKey());
+                }
             }
         }
-        if (parity.isEmpty()) {
-            return false;
-        }
-        List<RootId> roots = new ArrayList<>(parity.keySet());
-        List<RootId> uncovered = new ArrayList<>();
-        for (Map.Entry<RootId, Boolean> e : parity.entrySet()) {
-            if (!e.getValue()) {
-                uncovered.add(e.getKey());
-            }
-        }
-        List<TupleData> copies = new ArrayList<>(targets.size());
+        int n = targets.size();
+        int[] dests = new int[n];
+        long[] edges = new long[n];
         List<AckEntry> acks = uncovered.isEmpty() ? Collections.emptyList()
-                : new ArrayList<>(uncovered.size() * targets.size());
-        for (Integer dest : targets) {
+                : new ArrayList<>(uncovered.size() * n);
+        for (int i = 0; i < n; i++) {
+            dests[i] = targets.get(i);
             long edge = nonZeroRandom();
+            edges[i] = edge;
             for (TupleImpl a : live) {
                 a.updateAckVal(edge);
             }
             for (RootId r : uncovered) {
                 acks.add(AckEntry.newBuilder().setKind(AckKind.ACK_KIND_ACK).setRoot(r).setXor(edge).build());
             }
-            logTransfer(dest, stream, values, debug ? idText(roots, edge) : null);
-            copies.add(TupleData.newBuilder().setDestTask(dest).setSrcTask(taskId).setStreamBytes(streamBytes(stream))
-                    .setValues(bytes).addAllRoots(roots).setEdgeId(edge).build());
+            logTransfer(dests[i], stream, values, debug ? idText(roots, edge) : null);
         }
-        sink.add(acks, copies);
+        sink.addCopies(acks, taskId, streamBytes(stream), bytes, roots, dests, edges, n);
         return true;
+    }
+
+    /** The anchor, when {@code anchors} is one live tuple of one tree; else null. */
+    private static TupleImpl singleLiveAnchorWithOneRoot(Collection<Tuple> anchors) {
+        if (anchors.size() != 1) {
+            return null;
+        }
+        Tuple a = anchors.iterator().next();
+        if (!(a instanceof TupleImpl) || !(a.getMessageId() instanceof TreeMessageId)) {
+            return null;
+        }
+        TreeMessageId id = (TreeMessageId) a.getMessageId();
+        return !id.isCompleted() && id.roots().size() == 1 ? (TupleImpl) a : null;
     }
 
     private static String idText(List<RootId> roots, long edge) {

@@ -1,5 +1,6 @@
 package dev.egret.instance;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -64,6 +65,7 @@ class OutboundSinkTest {
     private static final class EncodedRecorder implements OutboundSink.FrameWriter {
         final List<InstanceToStreamManager> messages = new ArrayList<>();
         final List<InstanceToStreamManager> encoded = new ArrayList<>();
+        final List<byte[]> bodies = new ArrayList<>();
 
         @Override
         public void write(InstanceToStreamManager message) {
@@ -74,6 +76,7 @@ class OutboundSinkTest {
         public void writeEncoded(byte[] frame, int bodyOffset, int bodyLength) throws IOException {
             assertTrue(bodyOffset >= dev.egret.wire.FrameChannel.LENGTH_BYTES, "room for the length prefix");
             encoded.add(InstanceToStreamManager.parseFrom(java.nio.ByteBuffer.wrap(frame, bodyOffset, bodyLength)));
+            bodies.add(java.util.Arrays.copyOfRange(frame, bodyOffset, bodyOffset + bodyLength));
         }
     }
 
@@ -109,6 +112,47 @@ class OutboundSinkTest {
         assertEquals(2, w.encoded.size());
         assertEquals(List.of(tuple(7)), w.encoded.get(1).getTuples().getTuplesList());
         assertEquals(0, w.encoded.get(1).getTuples().getAcksCount());
+    }
+
+    @Test
+    void copiesAreEncodedAsTheTuplesTheBuilderWouldMake() throws IOException {
+        EncodedRecorder w = new EncodedRecorder();
+        OutboundSink sink = new OutboundSink(w, 1000, TimeUnit.SECONDS.toNanos(10));
+        sink.sendReady();
+        com.google.protobuf.ByteString stream = com.google.protobuf.ByteString.copyFromUtf8("stéream");
+        com.google.protobuf.ByteString values = com.google.protobuf.ByteString.copyFrom(new byte[] {9, 8, 7});
+        List<dev.egret.proto.RootId> roots = List.of(FakeSm.root(4, 0x8000_0000_0000_0001L), FakeSm.root(5, 77));
+        // Negative and zero task ids, zero edges and empty fields: proto3's defaults are left out.
+        int[] dests = {3, -2, 0, 1 << 20};
+        long[] edges = {5, -1L, 0, 42};
+        sink.addCopies(List.of(ack(11)), 6, stream, values, roots, dests, edges, 4);
+        sink.addCopies(List.of(), 0, com.google.protobuf.ByteString.EMPTY, com.google.protobuf.ByteString.EMPTY,
+                List.of(), new int[] {7, 8}, null, 2);
+        sink.flush();
+        List<TupleData> expected = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            expected.add(TupleData.newBuilder().setDestTask(dests[i]).setSrcTask(6).setStreamBytes(stream)
+                    .setValues(values).addAllRoots(roots).setEdgeId(edges[i]).build());
+        }
+        expected.add(TupleData.newBuilder().setDestTask(7).build());
+        expected.add(TupleData.newBuilder().setDestTask(8).build());
+        assertEquals(1, w.encoded.size());
+        assertEquals(expected, w.encoded.get(0).getTuples().getTuplesList());
+        assertEquals(List.of(ack(11)), w.encoded.get(0).getTuples().getAcksList());
+        // Byte for byte what the builder's messages encode to, as fields of the batch in the
+        // order they were added, after the frame's header.
+        java.io.ByteArrayOutputStream batch = new java.io.ByteArrayOutputStream();
+        com.google.protobuf.CodedOutputStream out = com.google.protobuf.CodedOutputStream.newInstance(batch);
+        out.writeMessage(dev.egret.proto.TupleBatch.ACKS_FIELD_NUMBER, ack(11));
+        for (TupleData t : expected) {
+            out.writeMessage(dev.egret.proto.TupleBatch.TUPLES_FIELD_NUMBER, t);
+        }
+        out.flush();
+        byte[] want = batch.toByteArray();
+        byte[] body = w.bodies.get(0);
+        assertEquals(want.length + 1 + com.google.protobuf.CodedOutputStream.computeUInt32SizeNoTag(want.length),
+                body.length);
+        assertArrayEquals(want, java.util.Arrays.copyOfRange(body, body.length - want.length, body.length));
     }
 
     @Test
