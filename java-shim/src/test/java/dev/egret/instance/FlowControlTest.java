@@ -176,6 +176,15 @@ class FlowControlTest {
         return last;
     }
 
+    private static void awaitAcked(int n, long stalled) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (ACKED.size() < n) {
+            assertTrue(System.nanoTime() < deadline, "ack callbacks stalled while the socket was not read: "
+                    + ACKED + " after " + stalled + " emits");
+            Thread.sleep(5);
+        }
+    }
+
     @Test
     void aSpoutWhoseSocketIsNotReadStopsEmittingButStillGetsItsAckCallbacks() throws Exception {
         Topology topo = topology("{\"egret.instance.outbound.bytes\": 262144}", new SlowBolt(0),
@@ -191,28 +200,28 @@ class FlowControlTest {
         // once its socket and its bounded outgoing queue are full.
         c.pauseReading();
         long stalled = awaitStill(CALLS::get, 500);
+        // What it buffered is bounded: socket buffers plus the 256 KiB queue, in 8 KiB tuples.
+        assertTrue(stalled - emitted.size() < 400, "emitted " + stalled + " tuples while not read");
         c.send(StreamManagerToInstance.newBuilder().setThrottle(Throttle.newBuilder().setThrottled(true)).build());
         // Trees complete meanwhile: the spout's ack callbacks run although nothing it writes is read.
+        // The first one's callback also proves the throttle before it has been applied (one inbound
+        // order): from then on nextTuple must not run, however the writer thread was scheduled.
         RootId first = emitted.get(0).getRoots(0);
         RootId last = emitted.get(emitted.size() - 1).getRoots(0);
         c.sendEvent(TreeOutcome.TREE_OUTCOME_COMPLETED, first);
-        c.sendEvent(TreeOutcome.TREE_OUTCOME_COMPLETED, last);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (ACKED.size() < 2) {
-            assertTrue(System.nanoTime() < deadline, "ack callbacks stalled while the socket was not read: "
-                    + ACKED + " after " + stalled + " emits");
-            Thread.sleep(5);
-        }
+        awaitAcked(1, stalled);
         assertTrue(ACKED.contains(1L));
+        long throttledAt = CALLS.get();
+        assertTrue(throttledAt - emitted.size() < 400, "emitted " + throttledAt + " tuples while not read");
+        c.sendEvent(TreeOutcome.TREE_OUTCOME_COMPLETED, last);
+        awaitAcked(2, stalled);
         Thread.sleep(200);
-        assertEquals(stalled, CALLS.get(), "no nextTuple while the outgoing side is full and throttled");
-        // What it buffered is bounded: socket buffers plus the 256 KiB queue, in 8 KiB tuples.
-        assertTrue(stalled - emitted.size() < 400, "emitted " + stalled + " tuples while not read");
+        assertEquals(throttledAt, CALLS.get(), "no nextTuple while the outgoing side is full and throttled");
 
         c.resumeReading();
         c.send(StreamManagerToInstance.newBuilder().setThrottle(Throttle.newBuilder().setThrottled(false)).build());
         long resumeDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (CALLS.get() <= stalled) {
+        while (CALLS.get() <= throttledAt) {
             assertTrue(System.nanoTime() < resumeDeadline, "the spout did not resume");
             Thread.sleep(5);
         }
