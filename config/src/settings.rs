@@ -56,6 +56,10 @@ pub const DEFAULT_CHECKPOINT_ALIGNMENT_BYTES: u64 = 16 * 1024 * 1024;
 /// at every checkpoint.
 pub const CHECKPOINT_FULL_EVERY: &str = "egret.checkpoint.full.every";
 pub const DEFAULT_CHECKPOINT_FULL_EVERY: u32 = 1;
+/// Storm's key: serialize tuples even between executors of one JVM (in Egret,
+/// the JNI bridge's container); false, the default: their values are passed by
+/// reference there, as Storm passes them within a worker.
+pub const ALWAYS_TRY_SERIALIZE: &str = "topology.testing.always.try.serialize";
 /// What an instance JVM may use beyond its heap before its memory limit.
 pub const DEFAULT_JVM_OVERHEAD_MB: u32 = 256;
 
@@ -242,6 +246,7 @@ pub fn resolve(config: &ConfigMap) -> Result<TopologySettings, SettingsError> {
         .unwrap_or(DEFAULT_CHECKPOINT_ALIGNMENT_BYTES);
     let checkpoint_full_every =
         positive_u32(config, CHECKPOINT_FULL_EVERY)?.unwrap_or(DEFAULT_CHECKPOINT_FULL_EVERY);
+    let always_try_serialize = boolean(config, ALWAYS_TRY_SERIALIZE)?.unwrap_or(false);
     Ok(TopologySettings {
         frame_max_bytes: u32::try_from(frame_max_bytes).unwrap_or(DEFAULT_FRAME_MAX_BYTES),
         batch_size,
@@ -260,6 +265,7 @@ pub fn resolve(config: &ConfigMap) -> Result<TopologySettings, SettingsError> {
         effectively_once,
         alignment_buffer_bytes,
         checkpoint_full_every,
+        always_try_serialize,
     })
 }
 
@@ -452,7 +458,7 @@ pub fn describe(s: &TopologySettings) -> String {
          {INSTANCE_INBOUND_BYTES}={} \
          {INSTANCE_OUTBOUND_BYTES}={} {HIGH_WATERMARK}={} {LOW_WATERMARK}={} acking={} \
          {MESSAGE_TIMEOUT_SECS}={} {ENABLE_MESSAGE_TIMEOUTS}={} {ISOLATION}={} {JVM_OVERHEAD_MB}={} \
-         {BRIDGE}={} {RELIABILITY_MODE}={} {CHECKPOINT_ALIGNMENT_BYTES}={} \
+         {BRIDGE}={} {ALWAYS_TRY_SERIALIZE}={} {RELIABILITY_MODE}={} {CHECKPOINT_ALIGNMENT_BYTES}={} \
          {CHECKPOINT_FULL_EVERY}={}",
         s.frame_max_bytes,
         s.batch_size,
@@ -468,6 +474,7 @@ pub fn describe(s: &TopologySettings) -> String {
         isolation_name(s.isolation()),
         s.jvm_overhead_mb,
         bridge_name(s.bridge()),
+        s.always_try_serialize,
         mode_of(s).name(),
         s.alignment_buffer_bytes,
         s.checkpoint_full_every.max(1),
@@ -668,11 +675,27 @@ mod tests {
         let line = describe(&resolve(&config(&[(BRIDGE, json!("jni"))])).unwrap());
         assert!(
             line.ends_with(
-                "egret.instance.bridge=jni topology.reliability.mode=ATLEAST_ONCE \
+                "egret.instance.bridge=jni topology.testing.always.try.serialize=false \
+                 topology.reliability.mode=ATLEAST_ONCE \
                  egret.checkpoint.alignment.bytes=16777216 egret.checkpoint.full.every=1"
             ),
             "{line}"
         );
+    }
+
+    #[test]
+    fn always_try_serialize_is_storms_boolean_false_by_default() {
+        let with = |value: Value| {
+            resolve(&config(&[(ALWAYS_TRY_SERIALIZE, value)])).map(|s| s.always_try_serialize)
+        };
+        assert!(!resolve(&ConfigMap::new()).unwrap().always_try_serialize);
+        assert!(with(json!(true)).unwrap());
+        assert!(!with(json!("false")).unwrap());
+        assert!(!with(Value::Null).unwrap());
+        for bad_value in [json!("yes"), json!(1)] {
+            let err = with(bad_value.clone()).unwrap_err().to_string();
+            assert!(err.contains(ALWAYS_TRY_SERIALIZE), "{bad_value}: {err}");
+        }
     }
 
     #[test]
@@ -735,6 +758,7 @@ mod tests {
                 effectively_once: false,
                 alignment_buffer_bytes: DEFAULT_CHECKPOINT_ALIGNMENT_BYTES,
                 checkpoint_full_every: 1,
+                always_try_serialize: false,
             }
         );
         let nulls: Vec<(&str, Value)> = [
@@ -772,12 +796,15 @@ mod tests {
         let mut n = config(&numbers);
         n.insert(ENABLE_MESSAGE_TIMEOUTS.into(), json!(false));
         n.insert(BATCH_FLUSH_IDLE.into(), json!(false));
+        n.insert(ALWAYS_TRY_SERIALIZE.into(), json!(true));
         let mut f = config(&floats);
         f.insert(ENABLE_MESSAGE_TIMEOUTS.into(), json!(false));
         f.insert(BATCH_FLUSH_IDLE.into(), json!(false));
+        f.insert(ALWAYS_TRY_SERIALIZE.into(), json!(true));
         let mut s = config(&strings);
         s.insert(ENABLE_MESSAGE_TIMEOUTS.into(), json!("false"));
         s.insert(BATCH_FLUSH_IDLE.into(), json!("false"));
+        s.insert(ALWAYS_TRY_SERIALIZE.into(), json!("true"));
         let expected = TopologySettings {
             frame_max_bytes: 2_000_000,
             batch_size: 17,
@@ -796,6 +823,7 @@ mod tests {
             effectively_once: false,
             alignment_buffer_bytes: DEFAULT_CHECKPOINT_ALIGNMENT_BYTES,
             checkpoint_full_every: 1,
+            always_try_serialize: true,
         };
         assert_eq!(resolve(&n).unwrap(), expected);
         assert_eq!(resolve(&f).unwrap(), expected);

@@ -405,6 +405,8 @@ mod tests {
                 })
                 .collect(),
             edge_id: if roots > 0 { 0xdead_beef } else { 0 },
+            // Values passed by reference in the emitting JVM: forwarded as they came.
+            local_ref: if values.len() % 2 == 1 { 77 } else { 0 },
         }
     }
 

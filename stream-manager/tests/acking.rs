@@ -195,6 +195,7 @@ fn tuple(key: u64, edge: u64) -> TupleData {
         values: Bytes::from(key.to_be_bytes().to_vec()),
         roots: vec![root(key)],
         edge_id: edge,
+        local_ref: 0,
     }
 }
 

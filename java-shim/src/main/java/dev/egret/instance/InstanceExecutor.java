@@ -271,6 +271,17 @@ final class InstanceExecutor {
         byte[] serialized = view.component(component).getSerializedJava().toByteArray();
         Map<String, Object> conf = view.componentConf(component);
         List<String> autoHooks = autoTaskHooks(view.topologyConf());
+        // Storm's worker passes a tuple to its own executors by reference: so does one JVM of
+        // the JNI bridge, unless topology.testing.always.try.serialize asks otherwise.
+        boolean byReference = LocalValues.enabledInThisJvm()
+                && settings.getBridge() == dev.egret.proto.Bridge.BRIDGE_JNI && !settings.getAlwaysTrySerialize();
+        Map<Integer, Integer> taskContainer = assignment.getTaskContainerMap();
+        int container = assignment.getContainerIndex();
+        if (byReference) {
+            LocalValues.host(taskIds);
+            LOG.info("Tuples between {}:{} and the other executors of this JVM pass their values by reference",
+                    component, taskIds);
+        }
         for (int taskId : taskIds) {
             if (!component.equals(view.componentOf(taskId))) {
                 throw new TaskFailure(taskId, "Task " + taskId + " is not a task of component " + component, null);
@@ -296,6 +307,9 @@ final class InstanceExecutor {
             }
             t.emitter = new TaskEmitter(taskId, component, router, sink, codecs, debug, taskMetrics.stats());
             t.emitter.hooks(ctx);
+            if (byReference) {
+                t.emitter.passByReference(dest -> taskContainer.getOrDefault(dest, -1) == container);
+            }
             if (!view.subscribers(component, TaskEmitter.EVENTLOG_STREAM).isEmpty()) {
                 t.emitter.eventSampler(eventSampler);
             }
@@ -720,7 +734,7 @@ final class InstanceExecutor {
             String stream = canonicalStream(td.getStream());
             TupleImpl tuple;
             try {
-                List<Object> values = executorCodec.deserialize(td.getValues());
+                List<Object> values = valuesOf(td);
                 tuple = new TupleImpl(t.context, values, source, td.getSrcTask(), stream,
                         TreeMessageId.of(td));
             } catch (RuntimeException e) {
@@ -735,6 +749,34 @@ final class InstanceExecutor {
             }
         }
     }
+
+    /**
+     * A tuple's values: read from its bytes, or taken where the emitting executor of this JVM
+     * left them ({@link LocalValues}); an error naming the number when they are not there.
+     */
+    private List<Object> valuesOf(TupleData td) {
+        long ref = td.getLocalRef();
+        if (ref == 0) {
+            return executorCodec.deserialize(td.getValues());
+        }
+        LocalValues.Ring ring = lastRing;
+        if (ring == null || lastRingSrc != td.getSrcTask() || lastRingDest != td.getDestTask()) {
+            ring = LocalValues.existingRing(td.getSrcTask(), td.getDestTask());
+            lastRing = ring;
+            lastRingSrc = td.getSrcTask();
+            lastRingDest = td.getDestTask();
+        }
+        List<Object> values = ring == null ? null : ring.take(ref);
+        if (values == null) {
+            throw new IllegalStateException("its values were passed by reference (number " + ref
+                    + ") and are not held in this JVM");
+        }
+        return values;
+    }
+
+    private LocalValues.Ring lastRing;
+    private int lastRingSrc;
+    private int lastRingDest;
 
     // The executor thread's last lookups on the inbound path: consecutive tuples mostly go to
     // the same task, from the same source task, on the same stream.
@@ -835,7 +877,7 @@ final class InstanceExecutor {
             Action action;
             long txid;
             try {
-                List<Object> values = executorCodec.deserialize(td.getValues());
+                List<Object> values = valuesOf(td);
                 tuple = new TupleImpl(t.context, values, source, td.getSrcTask(), td.getStream(),
                         TreeMessageId.of(td));
                 action = (Action) tuple.getValueByField(CheckpointSpout.CHECKPOINT_FIELD_ACTION);
@@ -1056,6 +1098,7 @@ final class InstanceExecutor {
                 + " acking=" + acking
                 + " topology.message.timeout.secs=" + messageTimeoutSecs
                 + " topology.enable.message.timeouts=" + timeoutsEnabled
+                + " topology.testing.always.try.serialize=" + settings.getAlwaysTrySerialize()
                 + " topology.reliability.mode="
                 + (effectivelyOnce ? "EFFECTIVELY_ONCE" : acking ? "ATLEAST_ONCE" : "ATMOST_ONCE")
                 + " egret.checkpoint.alignment.bytes=" + Long.toUnsignedString(alignmentBytes)

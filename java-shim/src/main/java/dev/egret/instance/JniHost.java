@@ -42,6 +42,7 @@ public final class JniHost {
      */
     public static void start(String instanceId, int frameMaxBytes, String logFile) {
         ExecutorLogs.install();
+        LocalValues.enableInThisJvm();
         Thread t = new Thread(() -> {
             try {
                 ExecutorLogs.routeCurrentThread(Path.of(logFile));

@@ -4,6 +4,7 @@ import com.google.protobuf.ByteString;
 import com.google.protobuf.CodedOutputStream;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.MessageLite;
+import com.google.protobuf.UnsafeByteOperations;
 import com.google.protobuf.WireFormat;
 import dev.egret.proto.AckEntry;
 import dev.egret.proto.InstanceToStreamManager;
@@ -11,6 +12,7 @@ import dev.egret.proto.ReportedError;
 import dev.egret.proto.RootId;
 import dev.egret.proto.TupleBatch;
 import dev.egret.proto.TupleData;
+import dev.egret.serialization.TupleValuesCodec;
 import dev.egret.wire.FrameChannel;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -197,6 +199,8 @@ final class OutboundSink {
     private boolean disconnected;
     private boolean closed;
     private long dropped;
+    /** Copies whose values went by reference ({@link LocalValues}). */
+    private long localRefs;
     /** The current batch's array: {@link #HEADER_ROOM}, then the encoded entries. */
     private byte[] batchArray;
     /** Encodes entries into {@link #batchArray}, after those already in it. */
@@ -346,6 +350,20 @@ final class OutboundSink {
      */
     void addCopies(List<AckEntry> newAcks, int srcTask, ByteString stream, ByteString values,
                    List<RootId> roots, int[] dests, long[] edges, int count) {
+        addCopies(newAcks, srcTask, stream, values, roots, dests, edges, count, null, null, null);
+    }
+
+    /**
+     * As {@link #addCopies(List, int, ByteString, ByteString, List, int[], long[], int)}, with
+     * the values passed by reference ({@link LocalValues}) where {@code rings[i]} is not null:
+     * copy {@code i} then carries the number its ring holds {@code localValues} under instead
+     * of their bytes. The numbers are taken here, under the lock, so they leave in the
+     * frames' order. A copy whose ring is full is serialized with {@code codec} (once for all
+     * such copies), as are copies without a ring, when {@code values} is null.
+     */
+    void addCopies(List<AckEntry> newAcks, int srcTask, ByteString stream, ByteString values,
+                   List<RootId> roots, int[] dests, long[] edges, int count, List<Object> localValues,
+                   LocalValues.Ring[] rings, TupleValuesCodec codec) {
         if (newAcks.isEmpty() && count == 0) {
             return;
         }
@@ -360,15 +378,22 @@ final class OutboundSink {
                 appendAck(a);
             }
             int shared = (srcTask != 0 ? CodedOutputStream.computeInt32Size(TupleData.SRC_TASK_FIELD_NUMBER, srcTask) : 0)
-                    + (stream.isEmpty() ? 0 : CodedOutputStream.computeBytesSize(TupleData.STREAM_FIELD_NUMBER, stream))
-                    + (values.isEmpty() ? 0 : CodedOutputStream.computeBytesSize(TupleData.VALUES_FIELD_NUMBER, values));
+                    + (stream.isEmpty() ? 0 : CodedOutputStream.computeBytesSize(TupleData.STREAM_FIELD_NUMBER, stream));
             for (RootId r : roots) {
                 shared += CodedOutputStream.computeMessageSize(TupleData.ROOTS_FIELD_NUMBER, r);
             }
+            int valuesSize = values == null ? -1 : valuesFieldSize(values);
             for (int i = 0; i < count; i++) {
                 int dest = dests[i];
                 long edge = edges == null ? 0 : edges[i];
-                int size = shared
+                long ref = rings != null && rings[i] != null ? rings[i].put(localValues) : 0;
+                if (ref == 0 && values == null) {
+                    // Serialized after all: a copy to another JVM, or its pair's ring is full.
+                    values = UnsafeByteOperations.unsafeWrap(codec.serialize(localValues));
+                    valuesSize = valuesFieldSize(values);
+                }
+                int size = shared + (ref != 0 ? CodedOutputStream.computeUInt64Size(TupleData.LOCAL_REF_FIELD_NUMBER, ref)
+                        : valuesSize)
                         + (dest != 0 ? CodedOutputStream.computeInt32Size(TupleData.DEST_TASK_FIELD_NUMBER, dest) : 0)
                         + (edge != 0 ? CodedOutputStream.computeFixed64Size(TupleData.EDGE_ID_FIELD_NUMBER, edge) : 0);
                 int need = CodedOutputStream.computeTagSize(TupleBatch.TUPLES_FIELD_NUMBER)
@@ -387,7 +412,7 @@ final class OutboundSink {
                     if (!stream.isEmpty()) {
                         batchOut.writeBytes(TupleData.STREAM_FIELD_NUMBER, stream);
                     }
-                    if (!values.isEmpty()) {
+                    if (ref == 0 && !values.isEmpty()) {
                         batchOut.writeBytes(TupleData.VALUES_FIELD_NUMBER, values);
                     }
                     for (RootId r : roots) {
@@ -396,13 +421,33 @@ final class OutboundSink {
                     if (edge != 0) {
                         batchOut.writeFixed64(TupleData.EDGE_ID_FIELD_NUMBER, edge);
                     }
+                    if (ref != 0) {
+                        batchOut.writeUInt64(TupleData.LOCAL_REF_FIELD_NUMBER, ref);
+                    }
                 } catch (IOException e) {
                     throw new UncheckedIOException("encoding an outgoing tuple", e);
                 }
                 bufferedBytes += need;
                 tupleCount++;
+                if (ref != 0) {
+                    localRefs++;
+                }
             }
             afterAdd(first);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private static int valuesFieldSize(ByteString values) {
+        return values.isEmpty() ? 0 : CodedOutputStream.computeBytesSize(TupleData.VALUES_FIELD_NUMBER, values);
+    }
+
+    /** Copies sent with their values passed by reference so far. */
+    long localRefs() {
+        lock.lock();
+        try {
+            return localRefs;
         } finally {
             lock.unlock();
         }

@@ -62,6 +62,79 @@ final class TaskEmitter {
         this.debug = debug;
     }
 
+    /**
+     * Copies to tasks of this JVM go with their values by reference ({@link LocalValues}):
+     * {@code sameContainer} says which tasks may be here. Called before the task emits.
+     */
+    void passByReference(java.util.function.IntPredicate sameContainer) {
+        this.sameContainer = sameContainer;
+    }
+
+    /** Marks a destination that is never in this JVM in {@link #ringsByDest}. */
+    private static final LocalValues.Ring NOT_HERE = new LocalValues.Ring();
+    /** Null: every copy is serialized (the socket bridge, or Storm's always-try-serialize). */
+    private java.util.function.IntPredicate sameContainer;
+    /** By destination task: its ring from this task, {@link #NOT_HERE}, or null (not known yet). Racy. */
+    private LocalValues.Ring[] ringsByDest = new LocalValues.Ring[0];
+
+    /**
+     * The rings of the copies that go by reference: to a task of this JVM whose ring has room
+     * (null entries: serialized); null when none does.
+     */
+    private LocalValues.Ring[] localRings(int[] dests, int n) {
+        if (sameContainer == null || n == 0) {
+            return null;
+        }
+        LocalValues.Ring[] rings = null;
+        for (int i = 0; i < n; i++) {
+            LocalValues.Ring r = ringTo(dests[i]);
+            if (r != null && r.hasRoom()) {
+                if (rings == null) {
+                    rings = new LocalValues.Ring[n];
+                }
+                rings[i] = r;
+            }
+        }
+        return rings;
+    }
+
+    /**
+     * The values' bytes when a copy needs them (one to another JVM, or to a full ring), else
+     * null. Serialized here, before the sink appends anything: a value Kryo cannot write fails
+     * the emit whole, as without references.
+     */
+    private ByteString bytesIfNeeded(List<Object> values, LocalValues.Ring[] rings, int n) {
+        boolean all = rings != null;
+        for (int i = 0; all && i < n; i++) {
+            all = rings[i] != null;
+        }
+        return all ? null : UnsafeByteOperations.unsafeWrap(codecs.get().serialize(values));
+    }
+
+    private LocalValues.Ring ringTo(int dest) {
+        LocalValues.Ring[] cache = ringsByDest;
+        LocalValues.Ring r = dest >= 0 && dest < cache.length ? cache[dest] : null;
+        if (r == null) {
+            if (dest < 0) {
+                return null;
+            }
+            if (!sameContainer.test(dest)) {
+                r = NOT_HERE;
+            } else if (LocalValues.hosts(dest)) {
+                r = LocalValues.ring(taskId, dest);
+            } else {
+                // Its executor has not started yet: serialized until it has.
+                return null;
+            }
+            if (dest >= cache.length) {
+                cache = java.util.Arrays.copyOf(cache, Math.max(dest + 1, cache.length * 2));
+            }
+            cache[dest] = r;
+            ringsByDest = cache;
+        }
+        return r == NOT_HERE ? null : r;
+    }
+
     /** From now on emits are shown to the task hooks of {@code context} (Storm's EmitInfo). */
     void hooks(org.apache.storm.task.TopologyContext context) {
         this.hookContext = context;
@@ -226,18 +299,21 @@ final class TaskEmitter {
         if (targets.isEmpty()) {
             return;
         }
-        ByteString bytes = UnsafeByteOperations.unsafeWrap(codecs.get().serialize(values));
-        if (anchors != null && !anchors.isEmpty() && sendAnchored(stream, values, targets, bytes, anchors)) {
-            return;
-        }
         int n = targets.size();
         int[] dests = new int[n];
         for (int i = 0; i < n; i++) {
             dests[i] = targets.get(i);
+        }
+        LocalValues.Ring[] rings = localRings(dests, n);
+        ByteString bytes = bytesIfNeeded(values, rings, n);
+        if (anchors != null && !anchors.isEmpty() && sendAnchored(stream, values, dests, bytes, rings, anchors)) {
+            return;
+        }
+        for (int i = 0; i < n; i++) {
             logTransfer(dests[i], stream, values, "{}");
         }
         sink.addCopies(Collections.emptyList(), taskId, streamBytes(stream), bytes, Collections.emptyList(), dests,
-                null, n);
+                null, n, values, rings, rings == null ? null : codecs.get());
     }
 
     /** A new tree: one edge per copy, and its INIT (XOR of the edges) ahead of them in the batch. */
@@ -248,8 +324,8 @@ final class TaskEmitter {
         long[] edges = new long[n];
         long xor = 0;
         ByteString bytes = ByteString.EMPTY;
+        LocalValues.Ring[] rings = null;
         if (n > 0) {
-            bytes = UnsafeByteOperations.unsafeWrap(codecs.get().serialize(values));
             for (int i = 0; i < n; i++) {
                 dests[i] = targets.get(i);
                 long edge = nonZeroRandom();
@@ -257,10 +333,12 @@ final class TaskEmitter {
                 xor ^= edge;
                 logTransfer(dests[i], stream, values, debug ? "{" + rootKey + "=" + edge + "}" : null);
             }
+            rings = localRings(dests, n);
+            bytes = bytesIfNeeded(values, rings, n);
         }
         AckEntry init = AckEntry.newBuilder().setKind(AckKind.ACK_KIND_INIT).setRoot(root).setXor(xor).build();
         sink.addCopies(Collections.singletonList(init), taskId, streamBytes(stream), bytes,
-                Collections.singletonList(root), dests, edges, n);
+                Collections.singletonList(root), dests, edges, n, values, rings, rings == null ? null : codecs.get());
     }
 
     /**
@@ -278,8 +356,8 @@ final class TaskEmitter {
      *
      * @return false when no anchor carries a root (the emit is untracked)
      */
-    private boolean sendAnchored(String stream, List<Object> values, List<Integer> targets, ByteString bytes,
-                                 Collection<Tuple> anchors) {
+    private boolean sendAnchored(String stream, List<Object> values, int[] dests, ByteString bytes,
+                                 LocalValues.Ring[] rings, Collection<Tuple> anchors) {
         List<TupleImpl> live;
         List<RootId> roots;
         List<RootId> uncovered;
@@ -318,13 +396,11 @@ final class TaskEmitter {
                 }
             }
         }
-        int n = targets.size();
-        int[] dests = new int[n];
+        int n = dests.length;
         long[] edges = new long[n];
         List<AckEntry> acks = uncovered.isEmpty() ? Collections.emptyList()
                 : new ArrayList<>(uncovered.size() * n);
         for (int i = 0; i < n; i++) {
-            dests[i] = targets.get(i);
             long edge = nonZeroRandom();
             edges[i] = edge;
             for (TupleImpl a : live) {
@@ -335,7 +411,8 @@ final class TaskEmitter {
             }
             logTransfer(dests[i], stream, values, debug ? idText(roots, edge) : null);
         }
-        sink.addCopies(acks, taskId, streamBytes(stream), bytes, roots, dests, edges, n);
+        sink.addCopies(acks, taskId, streamBytes(stream), bytes, roots, dests, edges, n, values, rings,
+                rings == null ? null : codecs.get());
         return true;
     }
 

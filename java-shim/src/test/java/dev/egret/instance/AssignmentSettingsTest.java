@@ -28,7 +28,7 @@ class AssignmentSettingsTest {
             .setInstanceInboundBytes(300_001).setInstanceOutboundBytes(400_003)
             .setHighWatermarkBytes(700_000).setLowWatermarkBytes(100_000)
             .setAcking(false).setMessageTimeoutSecs(11).setMessageTimeouts(false)
-            .setAlignmentBufferBytes(4096).setCheckpointFullEvery(8).build();
+            .setAlignmentBufferBytes(4096).setCheckpointFullEvery(8).setAlwaysTrySerialize(true).build();
 
     private static Topology topology(boolean withSettings) {
         Topology.Builder t = Topology.newBuilder().setName("t").setId("t-1-1").setConfigJson(CONFIG)
@@ -65,7 +65,7 @@ class AssignmentSettingsTest {
                     + " egret.backpressure.high.watermark.bytes=700000"
                     + " egret.backpressure.low.watermark.bytes=100000 acking=false"
                     + " topology.message.timeout.secs=11 topology.enable.message.timeouts=false"
-                    + " topology.reliability.mode=ATMOST_ONCE egret.checkpoint.alignment.bytes=4096"
+                    + " topology.testing.always.try.serialize=true topology.reliability.mode=ATMOST_ONCE egret.checkpoint.alignment.bytes=4096"
                     + " egret.checkpoint.full.every=8",
                     executor.describeSettings(123_456));
         } finally {

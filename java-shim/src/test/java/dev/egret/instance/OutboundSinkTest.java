@@ -156,6 +156,48 @@ class OutboundSinkTest {
     }
 
     @Test
+    void copiesToRingsCarryNumbersAndTheRestTheirBytesEncodedAsTheBuilderWould() throws IOException {
+        EncodedRecorder w = new EncodedRecorder();
+        OutboundSink sink = new OutboundSink(w, 1000, TimeUnit.SECONDS.toNanos(10));
+        sink.sendReady();
+        com.google.protobuf.ByteString stream = com.google.protobuf.ByteString.copyFromUtf8("s");
+        List<Object> values = List.of("a", 7L);
+        dev.egret.serialization.TupleValuesCodec codec = new dev.egret.serialization.TupleValuesCodec(
+                new java.util.HashMap<>());
+        LocalValues.Ring free = new LocalValues.Ring();
+        LocalValues.Ring full = new LocalValues.Ring();
+        for (int i = 0; i < LocalValues.RING_SLOTS; i++) {
+            assertEquals(i + 1, full.put(List.of(i)));
+        }
+        List<dev.egret.proto.RootId> roots = List.of(FakeSm.root(4, 9));
+        // Copy 0: by reference; copy 1: its pair's ring is full; copy 2: another JVM's task.
+        sink.addCopies(List.of(), 6, stream, null, roots, new int[] {3, 4, 5}, new long[] {1, 2, 3}, 3, values,
+                new LocalValues.Ring[] {free, full, null}, codec);
+        sink.flush();
+        com.google.protobuf.ByteString bytes = com.google.protobuf.ByteString.copyFrom(codec.serialize(values));
+        List<TupleData> expected = List.of(
+                TupleData.newBuilder().setDestTask(3).setSrcTask(6).setStreamBytes(stream).addAllRoots(roots)
+                        .setEdgeId(1).setLocalRef(1).build(),
+                TupleData.newBuilder().setDestTask(4).setSrcTask(6).setStreamBytes(stream).setValues(bytes)
+                        .addAllRoots(roots).setEdgeId(2).build(),
+                TupleData.newBuilder().setDestTask(5).setSrcTask(6).setStreamBytes(stream).setValues(bytes)
+                        .addAllRoots(roots).setEdgeId(3).build());
+        assertEquals(expected, w.encoded.get(0).getTuples().getTuplesList());
+        java.io.ByteArrayOutputStream batch = new java.io.ByteArrayOutputStream();
+        com.google.protobuf.CodedOutputStream out = com.google.protobuf.CodedOutputStream.newInstance(batch);
+        for (TupleData t : expected) {
+            out.writeMessage(dev.egret.proto.TupleBatch.TUPLES_FIELD_NUMBER, t);
+        }
+        out.flush();
+        byte[] want = batch.toByteArray();
+        byte[] body = w.bodies.get(0);
+        assertArrayEquals(want, java.util.Arrays.copyOfRange(body, body.length - want.length, body.length));
+        assertEquals(1, sink.localRefs());
+        assertEquals(values, free.take(1), "the emitted list itself");
+        assertEquals(LocalValues.RING_SLOTS, full.held(), "the full ring is left as it was");
+    }
+
+    @Test
     void anAckAloneIsFlushedByTheTimer() {
         Recorder w = new Recorder();
         OutboundSink sink = new OutboundSink(w, 256, TimeUnit.MILLISECONDS.toNanos(5));
