@@ -121,6 +121,8 @@ final class InstanceExecutor {
         /** Effectively once, a data spout task: its checkpoint part and the collector its markers go out on. */
         EffectivelyOnceSpout eo;
         BoltCollector markerCollector;
+        /** By source task: the ring of values passed by reference to this task, once seen. */
+        LocalValues.Ring[] ringsBySource = new LocalValues.Ring[0];
         /** Effectively once, buffered alignment: a bolt task with several input tasks on $checkpoint. */
         MarkerAlignment<TupleImpl> alignment;
         int tickSecs;
@@ -734,7 +736,7 @@ final class InstanceExecutor {
             String stream = canonicalStream(td.getStream());
             TupleImpl tuple;
             try {
-                List<Object> values = valuesOf(td);
+                List<Object> values = valuesOf(t, td);
                 tuple = new TupleImpl(t.context, values, source, td.getSrcTask(), stream,
                         TreeMessageId.of(td));
             } catch (RuntimeException e) {
@@ -754,17 +756,23 @@ final class InstanceExecutor {
      * A tuple's values: read from its bytes, or taken where the emitting executor of this JVM
      * left them ({@link LocalValues}); an error naming the number when they are not there.
      */
-    private List<Object> valuesOf(TupleData td) {
+    private List<Object> valuesOf(Task t, TupleData td) {
         long ref = td.getLocalRef();
         if (ref == 0) {
             return executorCodec.deserialize(td.getValues());
         }
-        LocalValues.Ring ring = lastRing;
-        if (ring == null || lastRingSrc != td.getSrcTask() || lastRingDest != td.getDestTask()) {
-            ring = LocalValues.existingRing(td.getSrcTask(), td.getDestTask());
-            lastRing = ring;
-            lastRingSrc = td.getSrcTask();
-            lastRingDest = td.getDestTask();
+        int src = td.getSrcTask();
+        LocalValues.Ring[] rings = t.ringsBySource;
+        LocalValues.Ring ring = src >= 0 && src < rings.length ? rings[src] : null;
+        if (ring == null && src >= 0) {
+            ring = LocalValues.existingRing(src, t.id);
+            if (ring != null) {
+                if (src >= rings.length) {
+                    rings = java.util.Arrays.copyOf(rings, Math.max(src + 1, rings.length * 2));
+                    t.ringsBySource = rings;
+                }
+                rings[src] = ring;
+            }
         }
         List<Object> values = ring == null ? null : ring.take(ref);
         if (values == null) {
@@ -773,10 +781,6 @@ final class InstanceExecutor {
         }
         return values;
     }
-
-    private LocalValues.Ring lastRing;
-    private int lastRingSrc;
-    private int lastRingDest;
 
     // The executor thread's last lookups on the inbound path: consecutive tuples mostly go to
     // the same task, from the same source task, on the same stream.
@@ -877,7 +881,7 @@ final class InstanceExecutor {
             Action action;
             long txid;
             try {
-                List<Object> values = valuesOf(td);
+                List<Object> values = valuesOf(t, td);
                 tuple = new TupleImpl(t.context, values, source, td.getSrcTask(), td.getStream(),
                         TreeMessageId.of(td));
                 action = (Action) tuple.getValueByField(CheckpointSpout.CHECKPOINT_FIELD_ACTION);
