@@ -20,9 +20,9 @@ import java.util.concurrent.TimeUnit;
 import org.apache.storm.spout.SpoutOutputCollector;
 import org.apache.storm.task.OutputCollector;
 import org.apache.storm.task.TopologyContext;
-import org.apache.storm.topology.IRichBolt;
-import org.apache.storm.topology.IRichSpout;
 import org.apache.storm.topology.OutputFieldsDeclarer;
+import org.apache.storm.topology.base.BaseRichBolt;
+import org.apache.storm.topology.base.BaseRichSpout;
 import org.apache.storm.tuple.Tuple;
 import org.apache.storm.tuple.Values;
 import org.junit.jupiter.api.AfterEach;
@@ -55,7 +55,7 @@ class PassByReferenceTest {
     }
 
     /** Emits {@link #TUPLES} tracked tuples, of an {@link Opaque} or, with {@code strings}, of a string. */
-    static final class ObjectSpout implements IRichSpout {
+    static final class ObjectSpout extends BaseRichSpout {
         private final boolean strings;
         private transient SpoutOutputCollector collector;
         private transient int n;
@@ -80,36 +80,11 @@ class PassByReferenceTest {
         }
 
         @Override
-        public void close() {
-        }
-
-        @Override
-        public void activate() {
-        }
-
-        @Override
-        public void deactivate() {
-        }
-
-        @Override
-        public void ack(Object msgId) {
-        }
-
-        @Override
-        public void fail(Object msgId) {
-        }
-
-        @Override
         public void declareOutputFields(OutputFieldsDeclarer d) {
-        }
-
-        @Override
-        public Map<String, Object> getComponentConfiguration() {
-            return null;
         }
     }
 
-    static final class RecordingBolt implements IRichBolt {
+    static final class RecordingBolt extends BaseRichBolt {
         private transient OutputCollector collector;
 
         @Override
@@ -124,16 +99,7 @@ class PassByReferenceTest {
         }
 
         @Override
-        public void cleanup() {
-        }
-
-        @Override
         public void declareOutputFields(OutputFieldsDeclarer d) {
-        }
-
-        @Override
-        public Map<String, Object> getComponentConfiguration() {
-            return null;
         }
     }
 
