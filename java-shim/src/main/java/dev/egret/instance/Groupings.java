@@ -86,12 +86,17 @@ final class Groupings {
     static TargetChooser localOrShuffle(List<Integer> targets, Map<Integer, Integer> taskContainer, int container) {
         List<Integer> local = new ArrayList<>();
         for (Integer t : targets) {
-            Integer c = taskContainer.get(t);
-            if (c != null && c == container) {
+            if (inContainer(taskContainer, t, container)) {
                 local.add(t);
             }
         }
         return new Shuffle(local.isEmpty() ? targets : local);
+    }
+
+    /** Whether the packing plan put {@code task} in {@code container}. */
+    static boolean inContainer(Map<Integer, Integer> taskContainer, int task, int container) {
+        Integer c = taskContainer.get(task);
+        return c != null && c == container;
     }
 
     /** Deserializes and prepares a custom grouping (one instance per emitting task, as Storm). */

@@ -310,7 +310,7 @@ final class InstanceExecutor {
             t.emitter = new TaskEmitter(taskId, component, router, sink, codecs, debug, taskMetrics.stats());
             t.emitter.hooks(ctx);
             if (byReference) {
-                t.emitter.passByReference(dest -> taskContainer.getOrDefault(dest, -1) == container);
+                t.emitter.passByReference(dest -> Groupings.inContainer(taskContainer, dest, container));
             }
             if (!view.subscribers(component, TaskEmitter.EVENTLOG_STREAM).isEmpty()) {
                 t.emitter.eventSampler(eventSampler);
@@ -762,16 +762,11 @@ final class InstanceExecutor {
             return executorCodec.deserialize(td.getValues());
         }
         int src = td.getSrcTask();
-        LocalValues.Ring[] rings = t.ringsBySource;
-        LocalValues.Ring ring = src >= 0 && src < rings.length ? rings[src] : null;
+        LocalValues.Ring ring = LocalValues.at(t.ringsBySource, src);
         if (ring == null && src >= 0) {
             ring = LocalValues.existingRing(src, t.id);
             if (ring != null) {
-                if (src >= rings.length) {
-                    rings = java.util.Arrays.copyOf(rings, Math.max(src + 1, rings.length * 2));
-                    t.ringsBySource = rings;
-                }
-                rings[src] = ring;
+                t.ringsBySource = LocalValues.with(t.ringsBySource, src, ring);
             }
         }
         List<Object> values = ring == null ? null : ring.take(ref);

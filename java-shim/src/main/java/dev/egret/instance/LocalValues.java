@@ -74,6 +74,18 @@ final class LocalValues {
         return ((long) srcTask << 32) | (destTask & 0xffffffffL);
     }
 
+    /** A cache's ring at {@code task} (indexed by task id), or null. */
+    static Ring at(Ring[] cache, int task) {
+        return task >= 0 && task < cache.length ? cache[task] : null;
+    }
+
+    /** {@code cache} with {@code ring} at {@code task}, grown (a new array) when too short. */
+    static Ring[] with(Ring[] cache, int task, Ring ring) {
+        Ring[] out = task < cache.length ? cache : java.util.Arrays.copyOf(cache, Math.max(task + 1, cache.length * 2));
+        out[task] = ring;
+        return out;
+    }
+
     /** Forgets every ring and task (tests: one JVM runs many executors' lifetimes). */
     static void resetForTests() {
         RINGS.clear();
@@ -152,7 +164,7 @@ final class LocalValues {
             return s.values;
         }
 
-        /** Values held now (for tests and the executor's statistics). */
+        /** Values held now (for tests). */
         int held() {
             int n = 0;
             for (int i = 0; i < RING_SLOTS; i++) {

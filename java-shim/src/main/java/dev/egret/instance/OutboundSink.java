@@ -347,19 +347,12 @@ final class OutboundSink {
      * and roots. Each copy is encoded as a {@code TupleData} straight into the batch, with the
      * bytes {@code TupleData.writeTo} would give, without building one; what the copies
      * share is measured once.
-     */
-    void addCopies(List<AckEntry> newAcks, int srcTask, ByteString stream, ByteString values,
-                   List<RootId> roots, int[] dests, long[] edges, int count) {
-        addCopies(newAcks, srcTask, stream, values, roots, dests, edges, count, null, null, null);
-    }
-
-    /**
-     * As {@link #addCopies(List, int, ByteString, ByteString, List, int[], long[], int)}, with
-     * the values passed by reference ({@link LocalValues}) where {@code rings[i]} is not null:
-     * copy {@code i} then carries the number its ring holds {@code localValues} under instead
-     * of their bytes. The numbers are taken here, under the lock, so they leave in the
+     *
+     * <p>Where {@code rings[i]} is not null, copy {@code i} is passed by reference
+     * ({@link LocalValues}): it carries the number its ring holds {@code localValues} under
+     * instead of their bytes. The numbers are taken here, under the lock, so they leave in the
      * frames' order. A copy whose ring is full is serialized with {@code codec} (once for all
-     * such copies), as are copies without a ring, when {@code values} is null.
+     * such copies) when {@code values} is null.
      */
     void addCopies(List<AckEntry> newAcks, int srcTask, ByteString stream, ByteString values,
                    List<RootId> roots, int[] dests, long[] edges, int count, List<Object> localValues,

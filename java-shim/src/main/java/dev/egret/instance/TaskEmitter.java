@@ -112,8 +112,7 @@ final class TaskEmitter {
     }
 
     private LocalValues.Ring ringTo(int dest) {
-        LocalValues.Ring[] cache = ringsByDest;
-        LocalValues.Ring r = dest >= 0 && dest < cache.length ? cache[dest] : null;
+        LocalValues.Ring r = LocalValues.at(ringsByDest, dest);
         if (r == null) {
             if (dest < 0) {
                 return null;
@@ -126,13 +125,16 @@ final class TaskEmitter {
                 // Its executor has not started yet: serialized until it has.
                 return null;
             }
-            if (dest >= cache.length) {
-                cache = java.util.Arrays.copyOf(cache, Math.max(dest + 1, cache.length * 2));
-            }
-            cache[dest] = r;
-            ringsByDest = cache;
+            ringsByDest = LocalValues.with(ringsByDest, dest, r);
         }
         return r == NOT_HERE ? null : r;
+    }
+
+    /** Hands the copies to the sink; the codec only when some may go by reference (its fallback). */
+    private void addCopies(List<AckEntry> acks, String stream, ByteString bytes, List<RootId> roots, int[] dests,
+                           long[] edges, List<Object> values, LocalValues.Ring[] rings) {
+        sink.addCopies(acks, taskId, streamBytes(stream), bytes, roots, dests, edges, dests.length, values, rings,
+                rings == null ? null : codecs.get());
     }
 
     /** From now on emits are shown to the task hooks of {@code context} (Storm's EmitInfo). */
@@ -312,8 +314,7 @@ final class TaskEmitter {
         for (int i = 0; i < n; i++) {
             logTransfer(dests[i], stream, values, "{}");
         }
-        sink.addCopies(Collections.emptyList(), taskId, streamBytes(stream), bytes, Collections.emptyList(), dests,
-                null, n, values, rings, rings == null ? null : codecs.get());
+        addCopies(Collections.emptyList(), stream, bytes, Collections.emptyList(), dests, null, values, rings);
     }
 
     /** A new tree: one edge per copy, and its INIT (XOR of the edges) ahead of them in the batch. */
@@ -337,8 +338,8 @@ final class TaskEmitter {
             bytes = bytesIfNeeded(values, rings, n);
         }
         AckEntry init = AckEntry.newBuilder().setKind(AckKind.ACK_KIND_INIT).setRoot(root).setXor(xor).build();
-        sink.addCopies(Collections.singletonList(init), taskId, streamBytes(stream), bytes,
-                Collections.singletonList(root), dests, edges, n, values, rings, rings == null ? null : codecs.get());
+        addCopies(Collections.singletonList(init), stream, bytes, Collections.singletonList(root), dests, edges, values,
+                rings);
     }
 
     /**
@@ -411,8 +412,7 @@ final class TaskEmitter {
             }
             logTransfer(dests[i], stream, values, debug ? idText(roots, edge) : null);
         }
-        sink.addCopies(acks, taskId, streamBytes(stream), bytes, roots, dests, edges, n, values, rings,
-                rings == null ? null : codecs.get());
+        addCopies(acks, stream, bytes, roots, dests, edges, values, rings);
         return true;
     }
 

@@ -125,9 +125,9 @@ class OutboundSinkTest {
         // Negative and zero task ids, zero edges and empty fields: proto3's defaults are left out.
         int[] dests = {3, -2, 0, 1 << 20};
         long[] edges = {5, -1L, 0, 42};
-        sink.addCopies(List.of(ack(11)), 6, stream, values, roots, dests, edges, 4);
+        sink.addCopies(List.of(ack(11)), 6, stream, values, roots, dests, edges, 4, null, null, null);
         sink.addCopies(List.of(), 0, com.google.protobuf.ByteString.EMPTY, com.google.protobuf.ByteString.EMPTY,
-                List.of(), new int[] {7, 8}, null, 2);
+                List.of(), new int[] {7, 8}, null, 2, null, null, null);
         sink.flush();
         List<TupleData> expected = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
