@@ -466,10 +466,11 @@ fn reserve_port() -> Result<(TcpListener, u16)> {
 
 /// The status line and body of one plain HTTP GET (`Connection: close`).
 fn http_get(stream: &mut impl ReadWrite, path: &str) -> io::Result<(String, String)> {
-    write!(
-        stream,
-        "GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
-    )?;
+    // One write: `write!` on an unbuffered stream sends each piece of the format
+    // as its own write, and a server that answers after its first read would
+    // close on the rest (a broken pipe here).
+    let request = format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+    stream.write_all(request.as_bytes())?;
     stream.flush()?;
     let mut raw = Vec::new();
     // A server that closes without TLS's close_notify still sent a whole
