@@ -31,6 +31,9 @@ pub struct TaskFigures {
     pub executed: u64,
     pub latency_count: u64,
     pub latencies: Histogram,
+    /// Wall clock (ms since the epoch) of the task's first counted tuple (a spout's
+    /// first ack, a bolt's first execute); 0 before it (and from older hooks).
+    pub first_ms: u64,
 }
 
 impl TaskFigures {
@@ -61,6 +64,7 @@ impl TaskFigures {
                 "executed" => out.executed = num(value)?,
                 "latency_count" => out.latency_count = num(value)?,
                 "hist" => out.latencies = Histogram::parse_sparse(value)?,
+                "first_ms" => out.first_ms = num(value)?,
                 _ => {}
             }
         }
@@ -116,6 +120,22 @@ impl Snapshot {
     /// Whether any task has reported.
     pub fn is_empty(&self) -> bool {
         self.tasks.is_empty()
+    }
+
+    /// The earliest writing time (`time_ms`) among the tasks' files: at a task's first
+    /// sight, when it was prepared (the hook writes its file then, and again each second).
+    pub fn first_written_ms(&self) -> Option<u64> {
+        self.tasks.values().map(|t| t.time_ms).min()
+    }
+
+    /// The earliest first counted tuple (`first_ms`) among the tasks, to the millisecond
+    /// of the hook's clock (a file is only rewritten each second).
+    pub fn first_tuple_ms(&self) -> Option<u64> {
+        self.tasks
+            .values()
+            .map(|t| t.first_ms)
+            .filter(|ms| *ms > 0)
+            .min()
     }
 
     /// Whether tuples go through: a spout task has had an ack, or a sink
@@ -193,6 +213,9 @@ mod tests {
     #[test]
     fn parses_the_hook_format() {
         let f = TaskFigures::parse(&file(3, true, 1000, 0, 42, "")).unwrap();
+        assert_eq!(f.first_ms, 0, "a file without first_ms (an older hook)");
+        let with_first = format!("{}first_ms 1234\n", file(3, true, 1000, 0, 42, ""));
+        assert_eq!(TaskFigures::parse(&with_first).unwrap().first_ms, 1234);
         assert_eq!(f.task, 3);
         assert!(f.sink && !f.spout);
         assert_eq!(f.executed, 42);
@@ -211,6 +234,28 @@ mod tests {
         std::fs::write(dir.path().join("sink-2.txt.tmp"), "half").unwrap();
         let start = Snapshot::read(dir.path()).unwrap();
         assert_eq!(start.tasks.len(), 2);
+        assert_eq!(Snapshot::default().first_written_ms(), None);
+        write("late-9.txt", file(9, true, 12_000, 0, 0, ""));
+        assert_eq!(
+            Snapshot::read(dir.path()).unwrap().first_written_ms(),
+            Some(10_000)
+        );
+        std::fs::remove_file(dir.path().join("late-9.txt")).unwrap();
+        assert_eq!(start.first_tuple_ms(), None);
+        write(
+            "late-9.txt",
+            format!("{}first_ms 12500\n", file(9, true, 13_000, 0, 3, "")),
+        );
+        write(
+            "late-8.txt",
+            format!("{}first_ms 12400\n", file(8, true, 13_000, 0, 1, "")),
+        );
+        assert_eq!(
+            Snapshot::read(dir.path()).unwrap().first_tuple_ms(),
+            Some(12_400)
+        );
+        std::fs::remove_file(dir.path().join("late-9.txt")).unwrap();
+        std::fs::remove_file(dir.path().join("late-8.txt")).unwrap();
 
         write(
             "spout-1.txt",

@@ -298,6 +298,7 @@ pub fn run_observed(
     };
 
     let spawned = Instant::now();
+    let spawned_unix_ms = unix_ms();
     // When the warm-up started: tuples flowing, or the startup timeout.
     let mut warming: Option<Instant> = None;
     let mut hook_seen = false;
@@ -322,11 +323,20 @@ pub fn run_observed(
             let snap = Snapshot::read(&launch.output_dir)?;
             if !hook_seen && !snap.is_empty() {
                 hook_seen = true;
-                tracing::info!(system = %launch.system, after = ?now - spawned, "The first task reported.");
+                // The hook writes its file as the task is prepared, with its own clock: the
+                // earliest time there is when the first task started, to the millisecond
+                // (this loop only looks every SAMPLE_PERIOD).
+                let prepared = snap
+                    .first_written_ms()
+                    .map(|ms| Duration::from_millis(ms.saturating_sub(spawned_unix_ms)));
+                tracing::info!(system = %launch.system, after = ?now - spawned, prepared_after = ?prepared, "The first task reported.");
             }
             if snap.flowing() {
                 warming = Some(now);
-                tracing::info!(system = %launch.system, after = ?now - spawned, "The first tuple went through; warming up.");
+                let first = snap
+                    .first_tuple_ms()
+                    .map(|ms| Duration::from_millis(ms.saturating_sub(spawned_unix_ms)));
+                tracing::info!(system = %launch.system, after = ?now - spawned, first_tuple_after = ?first, "The first tuple went through; warming up.");
             } else if now - spawned >= timing.startup_timeout {
                 warming = Some(now);
                 if hook_seen {

@@ -40,15 +40,22 @@ impl Bytecode {
 /// The newest class-file version among the jar's classes, or `None` for a jar
 /// without classes. Multi-release variants (`META-INF/versions/N/`) and
 /// `module-info.class` are skipped: a JVM older than them ignores them.
+///
+/// Only each class's first 8 bytes are read: a stored entry's straight from the
+/// file, a deflated one's by inflating just enough of its start (a fat jar has tens
+/// of thousands of classes, and inflating each whole took most of a second before
+/// the submitter JVM could start).
 pub fn newest_bytecode(jar: &Path) -> anyhow::Result<Option<Bytecode>> {
     let file = std::fs::File::open(jar)
         .with_context(|| format!("cannot read the jar {}", jar.display()))?;
-    let mut archive = zip::ZipArchive::new(std::io::BufReader::new(file))
+    let mut archive = zip::ZipArchive::new(std::io::BufReader::with_capacity(4096, file))
         .with_context(|| format!("{} is not a jar (not a readable zip file)", jar.display()))?;
+    let mut inflater = flate2::Decompress::new(false);
+    let mut compressed = Vec::with_capacity(CLASS_HEAD_INPUT);
     let mut newest: Option<Bytecode> = None;
     for index in 0..archive.len() {
-        let mut entry = archive
-            .by_index(index)
+        let entry = archive
+            .by_index_raw(index)
             .with_context(|| format!("cannot read entry {index} of the jar {}", jar.display()))?;
         let name = entry.name().to_owned();
         if !name.ends_with(".class")
@@ -57,19 +64,66 @@ pub fn newest_bytecode(jar: &Path) -> anyhow::Result<Option<Bytecode>> {
         {
             continue;
         }
-        let mut header = [0u8; 8];
-        if entry.read_exact(&mut header).is_err() || header[..4] != [0xCA, 0xFE, 0xBA, 0xBE] {
+        let header = class_head(entry, &mut inflater, &mut compressed)
+            .with_context(|| format!("cannot read {name} in the jar {}", jar.display()))?;
+        let Some(header) = header.filter(|h| h[..4] == [0xCA, 0xFE, 0xBA, 0xBE]) else {
             bail!(
                 "the jar {} has a broken class file: {name} is not a Java class",
                 jar.display()
             );
-        }
+        };
         let major = u16::from_be_bytes([header[6], header[7]]);
         if newest.as_ref().is_none_or(|n| major > n.major) {
             newest = Some(Bytecode { major, entry: name });
         }
     }
     Ok(newest)
+}
+
+/// Compressed bytes read to inflate a class's first 8: a dynamic Huffman block's
+/// header takes at most a few hundred, and the loop reads on when it needs more.
+const CLASS_HEAD_INPUT: usize = 512;
+
+/// The first 8 bytes of a raw (not yet decompressed) entry, or `None` when it has fewer.
+fn class_head<R: Read>(
+    mut entry: zip::read::ZipFile<'_, R>,
+    inflater: &mut flate2::Decompress,
+    compressed: &mut Vec<u8>,
+) -> anyhow::Result<Option<[u8; 8]>> {
+    let mut head = [0u8; 8];
+    match entry.compression() {
+        zip::CompressionMethod::Stored => {
+            return Ok(entry.read_exact(&mut head).ok().map(|()| head));
+        }
+        zip::CompressionMethod::Deflated => {}
+        other => bail!("compression method {other} is not supported"),
+    }
+    inflater.reset(false);
+    compressed.clear();
+    let mut filled = 0;
+    loop {
+        let read = (&mut entry)
+            .take(CLASS_HEAD_INPUT as u64)
+            .read_to_end(compressed)?;
+        let (before_in, before_out) = (inflater.total_in(), inflater.total_out());
+        let status = inflater
+            .decompress(
+                compressed,
+                &mut head[filled..],
+                flate2::FlushDecompress::None,
+            )
+            .map_err(|e| anyhow::anyhow!("its deflate data is broken: {e}"))?;
+        let consumed = (inflater.total_in() - before_in) as usize;
+        let produced = (inflater.total_out() - before_out) as usize;
+        compressed.drain(..consumed);
+        filled += produced;
+        if filled == head.len() {
+            return Ok(Some(head));
+        }
+        if status == flate2::Status::StreamEnd || read == 0 && consumed == 0 && produced == 0 {
+            return Ok(None);
+        }
+    }
 }
 
 /// The feature release of a `java` launcher (17 for "17.0.15", 8 for "1.8.0_402"),
@@ -232,6 +286,58 @@ mod tests {
         }
         writer.finish().unwrap();
         path
+    }
+
+    #[test]
+    fn stored_and_large_deflated_classes_are_read_from_their_first_bytes() {
+        let tmp = tempfile::tempdir().unwrap();
+        // A class whose deflate stream starts with a dynamic Huffman table: varied bytes.
+        let mut big = class_bytes(65);
+        let mut x: u32 = 12345;
+        for _ in 0..200_000 {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            big.push(b"abcdefghijklmnopqrstuvwxyz0123456789"[(x >> 16) as usize % 36]);
+        }
+        let path = tmp.path().join("m.jar");
+        let file = std::fs::File::create(&path).unwrap();
+        let mut writer = zip::ZipWriter::new(file);
+        let stored = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Stored);
+        writer.start_file("s/Stored.class", stored).unwrap();
+        writer.write_all(&class_bytes(66)).unwrap();
+        writer
+            .start_file("d/Big.class", zip::write::SimpleFileOptions::default())
+            .unwrap();
+        writer.write_all(&big).unwrap();
+        writer.start_file("s/Short.class", stored).unwrap();
+        writer.write_all(&[0xCA, 0xFE]).unwrap();
+        writer.finish().unwrap();
+        let err = newest_bytecode(&path).unwrap_err().to_string();
+        assert!(err.contains("s/Short.class"), "{err}");
+
+        let path = jar(
+            tmp.path(),
+            &[
+                ("d/Big.class", big.clone()),
+                ("a/Old.class", class_bytes(52)),
+            ],
+        );
+        assert_eq!(newest_bytecode(&path).unwrap().unwrap().major, 65);
+    }
+
+    #[test]
+    fn a_broken_deflate_stream_is_named() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = jar(tmp.path(), &[("a/X.class", class_bytes(61))]);
+        // Overwrite the entry's compressed bytes (right after the local header) with garbage.
+        let mut bytes = std::fs::read(&path).unwrap();
+        let data = 30 + "a/X.class".len();
+        for b in &mut bytes[data..data + 4] {
+            *b = 0xFF;
+        }
+        std::fs::write(&path, bytes).unwrap();
+        let err = format!("{:#}", newest_bytecode(&path).unwrap_err());
+        assert!(err.contains("a/X.class"), "{err}");
     }
 
     /// A fake JDK: a `release` file and a `bin/java` that is never run.

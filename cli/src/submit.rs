@@ -103,12 +103,21 @@ fn parse_ttl(value: &str) -> anyhow::Result<u64> {
 
 /// Checks that `path` is a readable zip file (a jar).
 pub fn check_jar(path: &Path) -> anyhow::Result<()> {
-    let bytes =
-        std::fs::read(path).with_context(|| format!("cannot read the jar {}", path.display()))?;
-    let starts_like_zip = bytes.starts_with(b"PK\x03\x04") || bytes.starts_with(b"PK\x05\x06");
-    // The end-of-central-directory record sits in the last 22 + 65535 bytes.
-    let tail_start = bytes.len().saturating_sub(22 + 65_535);
-    let has_end = bytes[tail_start..].windows(4).any(|w| w == b"PK\x05\x06");
+    use std::io::{Read, Seek, SeekFrom};
+    let cannot_read = || format!("cannot read the jar {}", path.display());
+    let mut file = std::fs::File::open(path).with_context(cannot_read)?;
+    let len = file.metadata().with_context(cannot_read)?.len();
+    let mut head = [0u8; 4];
+    let starts_like_zip =
+        file.read_exact(&mut head).is_ok() && (head == *b"PK\x03\x04" || head == *b"PK\x05\x06");
+    // The end-of-central-directory record sits in the last 22 + 65535 bytes: only
+    // those are read (a fat jar is a hundred megabytes).
+    let tail_start = len.saturating_sub(22 + 65_535);
+    let mut tail = Vec::new();
+    file.seek(SeekFrom::Start(tail_start))
+        .and_then(|_| file.read_to_end(&mut tail))
+        .with_context(cannot_read)?;
+    let has_end = tail.windows(4).any(|w| w == b"PK\x05\x06");
     if !starts_like_zip || !has_end {
         bail!("{} is not a jar (not a readable zip file)", path.display());
     }
@@ -159,6 +168,7 @@ pub fn jar_jvm_opts(value: Option<&str>) -> anyhow::Result<Vec<String>> {
 
 /// The submitter JVM's arguments (after the `java` launcher).
 pub fn submitter_args(
+    class_archive: &[String],
     jvm_opts: &[String],
     shim_jar: &Path,
     user_jar: &Path,
@@ -167,6 +177,7 @@ pub fn submitter_args(
     main_args: &[String],
 ) -> Vec<String> {
     let mut args: Vec<String> = SUBMITTER_JVM_OPTS.iter().map(|s| (*s).to_owned()).collect();
+    args.extend(class_archive.iter().cloned());
     args.extend(jvm_opts.iter().cloned());
     args.extend([
         "-cp".to_owned(),
@@ -425,6 +436,7 @@ async fn run_main(
     let jar_jvm_opts = jar_jvm_opts(std::env::var(JAR_JVM_OPTS_ENV).ok().as_deref())?;
     let mut cmd = std::process::Command::new(&java);
     cmd.args(submitter_args(
+        &egret_config::class_archive_options(&shim),
         &jar_jvm_opts,
         &shim,
         &user_jar,
@@ -785,6 +797,7 @@ mod tests {
     #[test]
     fn submitter_command_line_follows_the_contract() {
         let args = submitter_args(
+            &["-XX:SharedArchiveFile=/s/egret-shim.jsa".into()],
             &["-Xmx2g".into()],
             Path::new("/s/egret-shim.jar"),
             Path::new("/u/app.jar"),
@@ -799,6 +812,7 @@ mod tests {
                 "-XX:TieredStopAtLevel=1",
                 "-Xss512k",
                 "-Xms16m",
+                "-XX:SharedArchiveFile=/s/egret-shim.jsa",
                 "-Xmx2g",
                 "-cp",
                 "/s/egret-shim.jar:/u/app.jar",
@@ -926,6 +940,12 @@ mod tests {
         )
         .unwrap();
         assert!(check_jar(&good).is_ok());
+        // The end record must be within the last 64 KiB + 22 bytes, as zip readers look for it.
+        let far = tmp.path().join("far.jar");
+        let mut bytes = b"PK\x03\x04PK\x05\x06".to_vec();
+        bytes.resize(70_000, 0);
+        std::fs::write(&far, bytes).unwrap();
+        assert!(check_jar(&far).is_err());
         let bad = tmp.path().join("b.jar");
         std::fs::write(&bad, b"hello").unwrap();
         assert!(

@@ -343,6 +343,23 @@ pub fn resolve_shim_jar(config: &ConfigMap, executable: &Path) -> Result<PathBuf
         })
 }
 
+/// The options that let a JVM with `shim_jar` first on its class path map the shim's
+/// class-data-sharing archive, `egret-shim.jsa` beside the jar (`./egret-dev build`
+/// writes it with the `java` it found; contracts.md, "Instance JVMs"), instead of
+/// parsing and verifying those classes again. None when there is no archive. An archive
+/// the JVM cannot use (another Java release, a rebuilt shim jar) is skipped by the JVM
+/// itself, and its `cds` log lines are silenced: they would land in the user's output.
+pub fn class_archive_options(shim_jar: &Path) -> Vec<String> {
+    let archive = shim_jar.with_extension("jsa");
+    match archive.to_str() {
+        Some(path) if archive.is_file() => vec![
+            format!("-XX:SharedArchiveFile={path}"),
+            "-Xlog:cds*=off".to_owned(),
+        ],
+        _ => Vec::new(),
+    }
+}
+
 fn as_int(value: &Value) -> Option<i64> {
     match value {
         Value::Number(n) => n.as_i64().or_else(|| {
@@ -600,5 +617,22 @@ mod tests {
             Value::String(jar.to_string_lossy().into_owned()),
         );
         assert_eq!(resolve_shim_jar(&cfg, &exe).unwrap(), jar);
+    }
+
+    #[test]
+    fn the_class_archive_beside_the_shim_jar_is_used_when_there_is_one() {
+        let tmp = tempfile::tempdir().unwrap();
+        let jar = tmp.path().join("egret-shim.jar");
+        std::fs::write(&jar, b"PK").unwrap();
+        assert!(class_archive_options(&jar).is_empty());
+        let archive = tmp.path().join("egret-shim.jsa");
+        std::fs::write(&archive, b"archive").unwrap();
+        assert_eq!(
+            class_archive_options(&jar),
+            vec![
+                format!("-XX:SharedArchiveFile={}", archive.display()),
+                "-Xlog:cds*=off".to_owned()
+            ]
+        );
     }
 }

@@ -76,6 +76,10 @@ pub fn start_embedded(
         class_path,
         heap_mb,
         options: std::iter::once(crate::initial_heap_option(i64::from(heap_mb)))
+            .chain(settings.class_archive.iter().cloned())
+            .chain(std::iter::once(
+                crate::code_dir::EXTRACTED_PROPERTY.to_owned(),
+            ))
             .chain(settings.jvm_opts.iter().cloned())
             .collect(),
     };

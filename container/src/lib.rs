@@ -19,6 +19,7 @@
 //! - on SIGTERM or SIGINT every child is stopped and reaped, then `run` returns.
 
 pub mod cluster;
+pub mod code_dir;
 mod isolation;
 pub mod jni;
 
@@ -55,6 +56,8 @@ pub enum ContainerError {
     Bridge(String),
     #[error("cannot isolate the instances (egret.isolation): {0}")]
     Isolation(#[source] egret_isolation::IsolationError),
+    #[error(transparent)]
+    CodeDir(#[from] code_dir::CodeDirError),
 }
 
 /// How instance JVMs are launched.
@@ -68,6 +71,9 @@ pub struct JvmSettings {
     pub jvm_opts: Vec<String>,
     /// `egret.instance.classpath.extra`: jars after the topology jar.
     pub classpath_extra: Vec<PathBuf>,
+    /// The options mapping the shim's class archive (`egret-shim.jsa` beside
+    /// `shim_jar`), resolved once with it: empty when there is none.
+    pub class_archive: Vec<String>,
 }
 
 impl JvmSettings {
@@ -141,11 +147,13 @@ impl JvmSettings {
         };
         let shim_jar =
             egret_config::resolve_shim_jar(config, executable).map_err(ContainerError::Config)?;
+        let class_archive = egret_config::class_archive_options(&shim_jar);
         Ok(Self {
             java,
             shim_jar,
             jvm_opts,
             classpath_extra,
+            class_archive,
         })
     }
 }
@@ -171,6 +179,8 @@ pub fn instance_spec(
     frame_max_bytes: u32,
 ) -> ChildSpec {
     let mut args: Vec<std::ffi::OsString> = vec![initial_heap_option(instance.heap_mb).into()];
+    args.extend(settings.class_archive.iter().map(Into::into));
+    args.push(code_dir::EXTRACTED_PROPERTY.into());
     args.extend(settings.jvm_opts.iter().map(Into::into));
     args.push(format!("-Xmx{}m", instance.heap_mb).into());
     args.push("-cp".into());
@@ -289,6 +299,26 @@ pub async fn run_until(
         isolation::Isolated::open(&topology.id, options.index, resolved)?.map(std::sync::Arc::new)
     };
 
+    // Every instance's work dir, with the jar's resources/ in it, before anything
+    // that runs an executor starts (code_dir.rs).
+    let work_dirs: Vec<PathBuf> = container
+        .instances
+        .iter()
+        .map(|i| dir.work_dir(&i.instance_id))
+        .collect();
+    for work in &work_dirs {
+        std::fs::create_dir_all(work).map_err(|source| ContainerError::CreateDir {
+            path: work.clone(),
+            source,
+        })?;
+    }
+    let started = std::time::Instant::now();
+    let jars = code_dir::user_jars(&dir.jar(), &settings.classpath_extra);
+    let files = code_dir::extract(&jars, &work_dirs)?;
+    if files > 0 {
+        tracing::info!(files, work_dirs = work_dirs.len(), elapsed = ?started.elapsed(), "Extracted the jar's resources/ into the instances' code directories.");
+    }
+
     let mut supervisor = Supervisor::new(RestartPolicy::default());
     supervisor.spawn(stream_manager_spec(
         &options.executable,
@@ -297,11 +327,6 @@ pub async fn run_until(
         &options.stream_manager_args,
     ));
     for instance in &container.instances {
-        let work = dir.work_dir(&instance.instance_id);
-        std::fs::create_dir_all(&work).map_err(|source| ContainerError::CreateDir {
-            path: work.clone(),
-            source,
-        })?;
         if embedded {
             continue;
         }
@@ -378,6 +403,7 @@ mod tests {
             shim_jar: "/opt/egret/egret-shim.jar".into(),
             jvm_opts: vec!["-XX:+UseSerialGC".into(), "-Xss512k".into()],
             classpath_extra: Vec::new(),
+            class_archive: Vec::new(),
         };
         let dir = TopologyDir::new("/s/topologies/wc");
         let instance = InstancePlan {
@@ -391,7 +417,7 @@ mod tests {
         let spec = instance_spec(&settings, &dir, 2, &instance, "abcd", 1_048_576);
         assert_eq!(
             spec.display_command(),
-            "/opt/jdk/bin/java -Xms32m -XX:+UseSerialGC -Xss512k -Xmx256m -cp /opt/egret/egret-shim.jar:/s/topologies/wc/topology.jar dev.egret.instance.InstanceMain"
+            "/opt/jdk/bin/java -Xms32m -Degret.code.dir.extracted=true -XX:+UseSerialGC -Xss512k -Xmx256m -cp /opt/egret/egret-shim.jar:/s/topologies/wc/topology.jar dev.egret.instance.InstanceMain"
         );
         assert_eq!(
             spec.env,
@@ -414,6 +440,20 @@ mod tests {
             PathBuf::from("/s/topologies/wc/logs/count-1.log")
         );
         assert_eq!(spec.name, "count-1");
+
+        // The shim's class archive comes before the user's options (a -Xshare of theirs wins).
+        let archived = JvmSettings {
+            class_archive: vec!["-XX:SharedArchiveFile=/opt/egret/egret-shim.jsa".into()],
+            ..settings.clone()
+        };
+        let spec = instance_spec(&archived, &dir, 2, &instance, "abcd", 1_048_576);
+        assert!(
+            spec.display_command().starts_with(
+                "/opt/jdk/bin/java -Xms32m -XX:SharedArchiveFile=/opt/egret/egret-shim.jsa -Degret.code.dir.extracted=true -XX:+UseSerialGC"
+            ),
+            "{}",
+            spec.display_command()
+        );
 
         let with_extra = JvmSettings {
             classpath_extra: vec!["/b/hook.jar".into(), "/b/more.jar".into()],

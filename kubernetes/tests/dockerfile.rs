@@ -92,4 +92,17 @@ fn the_image_layout_is_what_the_objects_name() {
             .iter()
             .any(|s| s.starts_with("RUN ") && s.contains(WORK_PATH))
     );
+    // The shim's class archive beside it, where class_archive_options looks, written
+    // by the image's own java from the shim jar.
+    let archive = Path::new(DEFAULT_SHIM_JAR).with_extension("jsa");
+    let archive_step = steps
+        .iter()
+        .find(|s| s.starts_with("RUN ") && s.contains("-XX:ArchiveClassesAtExit="))
+        .unwrap();
+    assert!(
+        archive_step.contains(&format!("-XX:ArchiveClassesAtExit={}", archive.display()))
+            && archive_step.contains(&format!("-cp {DEFAULT_SHIM_JAR} "))
+            && archive_step.contains("dev.egret.runtime.ClassArchive"),
+        "{archive_step}"
+    );
 }

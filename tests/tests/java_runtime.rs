@@ -112,3 +112,37 @@ fn a_java25_jar_runs_on_a_java25_runtime_with_exact_counts() {
     }
     cluster.kill_and_check_clean(&name).expect("kill");
 }
+
+/// `./egret-dev build` writes the shim's class archive beside the shim jar, and a JVM
+/// started with the options Egret gives every JVM (the submitter, instance and embedded
+/// JVMs) maps the shim's classes from it: `-Xshare:on` makes a JVM that cannot use the
+/// archive fail instead of going on without it.
+#[test]
+fn the_shims_classes_come_from_its_class_archive() {
+    let shim = workspace_root().join("java-shim/target/egret-shim.jar");
+    let options = egret_config::class_archive_options(&shim);
+    assert!(
+        !options.is_empty(),
+        "no class archive beside {} (./egret-dev build writes it)",
+        shim.display()
+    );
+    let out = std::process::Command::new("java")
+        .args(&options)
+        .args(["-Xshare:on", "-Xlog:class+load=info", "-cp"])
+        .arg(&shim)
+        .arg("dev.egret.instance.InstanceMain")
+        .env_remove("EGRET_SM_SOCKET")
+        .output()
+        .expect("java runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let line = stdout
+        .lines()
+        .find(|l| l.contains("dev.egret.instance.InstanceMain source:"))
+        .unwrap_or_else(|| {
+            panic!(
+                "InstanceMain was not loaded: {stdout}\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+    assert!(line.contains("shared objects file (top)"), "{line}");
+}

@@ -25,12 +25,15 @@ import org.slf4j.LoggerFactory;
  * directory extracted into {@code <work dir>/resources}, where multilang subprocesses run
  * ({@code TopologyContext.getCodeDir()} is the work dir).
  *
- * <p>The user jar is found on the class path ({@code <shim jar>:<user jar>}, see
+ * <p>The container extracts them before it starts any JVM ({@code container/src/code_dir.rs})
+ * and says so with {@link #EXTRACTED_PROPERTY}; what follows is for a JVM started otherwise.
+ * The user jar is found on the class path ({@code <shim jar>:<user jar>}, see
  * contracts.md "Instance JVMs"): every class-path jar but the shim's own is searched for
  * {@code resources/}. Extraction starts in the background when the instance starts
  * ({@link #prepare}) so that startup does not wait for it, happens once per directory per
- * JVM, and {@link #ensureExtracted} (called by ShellBolt and ShellSpout before they start
- * their subprocess) waits for it. Files already there (a restarted instance) are replaced.
+ * JVM (the jar's entries are listed once per JVM, however many executors it hosts), and
+ * {@link #ensureExtracted} (called by ShellBolt and ShellSpout before they start their
+ * subprocess) waits for it. Files already there (a restarted instance) are replaced.
  * Entries escaping the directory ({@code ../}) are refused.
  */
 public final class CodeDir {
@@ -40,16 +43,37 @@ public final class CodeDir {
     private static final String PREFIX = RESOURCES + "/";
 
     private static final Map<String, CompletableFuture<Void>> EXTRACTIONS = new ConcurrentHashMap<>();
+    /** {@link #resourceEntries}, by jar path, length and modification time. */
+    private static final Map<String, List<String>> RESOURCE_ENTRIES = new ConcurrentHashMap<>();
 
     private CodeDir() {
     }
 
-    /** Starts extracting the user jar's resources into {@code workDir}; never throws. Empty: nothing to do. */
+    /**
+     * The system property the container sets on every JVM it starts ({@code
+     * container/src/code_dir.rs}) once it has extracted every instance's code directory
+     * itself: then nothing is extracted here.
+     */
+    public static final String EXTRACTED_PROPERTY = "egret.code.dir.extracted";
+
+    /**
+     * Starts extracting the user jar's resources into {@code workDir}; never throws. Empty:
+     * nothing to do. When the container has extracted them already ({@link
+     * #EXTRACTED_PROPERTY}), only records that the directory is ready.
+     */
     public static void prepare(String workDir) {
         if (workDir == null || workDir.isEmpty()) {
             return;
         }
+        if (Boolean.getBoolean(EXTRACTED_PROPERTY)) {
+            EXTRACTIONS.putIfAbsent(key(new File(workDir)), CompletableFuture.completedFuture(null));
+            return;
+        }
         start(new File(workDir), true);
+    }
+
+    private static String key(File codeDir) {
+        return codeDir.getAbsoluteFile().toPath().normalize().toString();
     }
 
     /** Extracts the resources into {@code codeDir} unless this JVM did already, and waits for it. */
@@ -63,8 +87,7 @@ public final class CodeDir {
     }
 
     private static CompletableFuture<Void> start(File codeDir, boolean background) {
-        String key = codeDir.getAbsoluteFile().toPath().normalize().toString();
-        return EXTRACTIONS.computeIfAbsent(key, k -> {
+        return EXTRACTIONS.computeIfAbsent(key(codeDir), k -> {
             if (!background) {
                 CompletableFuture<Void> f = new CompletableFuture<>();
                 try {
@@ -112,12 +135,10 @@ public final class CodeDir {
         int files = 0;
         Path root = target.toAbsolutePath().normalize();
         try (JarFile jf = new JarFile(jar)) {
-            Enumeration<JarEntry> entries = jf.entries();
-            while (entries.hasMoreElements()) {
-                JarEntry e = entries.nextElement();
-                String name = e.getName();
-                if (!name.startsWith(PREFIX) || name.length() == PREFIX.length()) {
-                    continue;
+            for (String name : resourceEntries(jar, jf)) {
+                JarEntry e = jf.getJarEntry(name);
+                if (e == null) {
+                    throw new IOException("entry " + name + " is no longer in the jar");
                 }
                 Path out = root.resolve(name.substring(PREFIX.length())).normalize();
                 if (!out.startsWith(root)) {
@@ -143,6 +164,28 @@ public final class CodeDir {
             }
         }
         return files;
+    }
+
+    /**
+     * The names of the jar's {@code resources/} entries, listed once per JVM and jar version:
+     * a fat jar has tens of thousands of entries, and every executor of a container's JVM
+     * extracts into its own directory (listing them once per executor cost about half a
+     * second of a 2-core machine's start of ExclamationTopology). Threads asking for the
+     * same jar while it is listed wait for that listing.
+     */
+    static List<String> resourceEntries(File jar, JarFile open) {
+        String key = jar.getAbsolutePath() + ":" + jar.length() + ":" + jar.lastModified();
+        return RESOURCE_ENTRIES.computeIfAbsent(key, k -> {
+            List<String> names = new ArrayList<>();
+            Enumeration<JarEntry> entries = open.entries();
+            while (entries.hasMoreElements()) {
+                String name = entries.nextElement().getName();
+                if (name.startsWith(PREFIX) && name.length() > PREFIX.length()) {
+                    names.add(name);
+                }
+            }
+            return List.copyOf(names);
+        });
     }
 
     /** A file starting with {@code #!} is meant to be run directly (jar entries carry no mode bits). */

@@ -41,7 +41,8 @@ import org.apache.storm.task.TopologyContext;
  * {@code component}, {@code task}, {@code spout}, {@code sink}, {@code time_ms}
  * (wall clock at writing), {@code acked}, {@code failed}, {@code executed},
  * {@code latency_count}, {@code hist} (sparse {@code index:count} pairs of
- * {@link LogLinearHistogram}).
+ * {@link LogLinearHistogram}), {@code first_ms} (wall clock of the first ack or execute,
+ * 0 before it).
  */
 public class LatencyHook extends BaseTaskHook {
     /** The topology config key naming the output directory. */
@@ -54,6 +55,7 @@ public class LatencyHook extends BaseTaskHook {
     private final AtomicLong failed = new AtomicLong();
     private final AtomicLong executed = new AtomicLong();
     private final AtomicLong latencyCount = new AtomicLong();
+    private final AtomicLong firstMs = new AtomicLong();
     private final LogLinearHistogram latencies = new LogLinearHistogram();
     private volatile Path file;
     private String component;
@@ -121,6 +123,7 @@ public class LatencyHook extends BaseTaskHook {
 
     @Override
     public void spoutAck(SpoutAckInfo info) {
+        first();
         acked.incrementAndGet();
         Long latency = info.completeLatencyMs;
         if (latency != null) {
@@ -136,7 +139,15 @@ public class LatencyHook extends BaseTaskHook {
 
     @Override
     public void boltExecute(BoltExecuteInfo info) {
+        first();
         executed.incrementAndGet();
+    }
+
+    /** Notes the wall clock of the first counted tuple (the bench's time to the first tuple). */
+    private void first() {
+        if (firstMs.get() == 0) {
+            firstMs.compareAndSet(0, System.currentTimeMillis());
+        }
     }
 
     @Override
@@ -159,7 +170,8 @@ public class LatencyHook extends BaseTaskHook {
                 + "failed " + failed.get() + "\n"
                 + "executed " + executed.get() + "\n"
                 + "latency_count " + latencyCount.get() + "\n"
-                + "hist " + latencies.toSparseString() + "\n";
+                + "hist " + latencies.toSparseString() + "\n"
+                + "first_ms " + firstMs.get() + "\n";
     }
 
     // Serialized per hook: the flusher and cleanup may both write.

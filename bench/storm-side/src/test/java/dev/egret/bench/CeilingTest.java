@@ -256,6 +256,10 @@ class CeilingTest {
         String spout = Files.readString(dir.resolve("spout-8.txt"));
         assertTrue(spout.contains("\nspout true\n") && spout.contains("\nacked 47\n")
                 && spout.contains("\nfailed 3\n") && spout.contains("\nlatency_count 47\n"), spout);
+        // The first ack's wall clock: set, and not after the file was written.
+        long first = Long.parseLong(spout.replaceAll("(?s).*\nfirst_ms (\\d+)\n.*", "$1"));
+        long written = Long.parseLong(spout.replaceAll("(?s).*\ntime_ms (\\d+)\n.*", "$1"));
+        assertTrue(first > 0 && first <= written, spout);
         String count = Files.readString(dir.resolve("count-3.txt"));
         assertTrue(count.contains("\nsink true\n"), count);
         assertTrue(Files.readString(dir.resolve("split-6.txt")).contains("\nexecuted 25\n"));
