@@ -42,6 +42,20 @@ pub fn embedded_heap_mb(heaps: impl IntoIterator<Item = i64>) -> u32 {
     u32::try_from(total.max(64)).unwrap_or(u32::MAX)
 }
 
+/// The embedded JVM's options before the fixed ones (contracts.md, "Instance
+/// JVMs"): the initial heap, the shim's class archive, that the code
+/// directories are extracted, then `egret.instance.jvm.opts` (whose `-Xms` or
+/// `-Xshare` win, coming later).
+pub fn embedded_options(settings: &JvmSettings, heap_mb: u32) -> Vec<String> {
+    std::iter::once(crate::initial_heap_option(i64::from(heap_mb)))
+        .chain(settings.class_archive.iter().cloned())
+        .chain(std::iter::once(
+            crate::code_dir::EXTRACTED_PROPERTY.to_owned(),
+        ))
+        .chain(settings.jvm_opts.iter().cloned())
+        .collect()
+}
+
 /// With the JNI bridge, starts container `index`'s embedded JVM and its
 /// executors; `None` with the socket bridge.
 pub fn start_embedded(
@@ -75,13 +89,7 @@ pub fn start_embedded(
         java: settings.java.clone(),
         class_path,
         heap_mb,
-        options: std::iter::once(crate::initial_heap_option(i64::from(heap_mb)))
-            .chain(settings.class_archive.iter().cloned())
-            .chain(std::iter::once(
-                crate::code_dir::EXTRACTED_PROPERTY.to_owned(),
-            ))
-            .chain(settings.jvm_opts.iter().cloned())
-            .collect(),
+        options: embedded_options(&settings, heap_mb),
     };
     let (native_tx, native_rx) = mpsc::channel(CONNECTION_QUEUE);
     egret_native::frames::install(native_tx).map_err(bridge_error)?;
@@ -140,5 +148,29 @@ mod tests {
         assert_eq!(embedded_heap_mb([128, 256, 128]), 512);
         assert_eq!(embedded_heap_mb([]), 64);
         assert_eq!(embedded_heap_mb([-5, 10]), 64);
+    }
+
+    #[test]
+    fn the_embedded_jvm_maps_the_class_archive_before_the_users_options() {
+        let settings = JvmSettings {
+            java: "java".into(),
+            shim_jar: "/e/egret-shim.jar".into(),
+            jvm_opts: vec!["-Xms64m".into()],
+            classpath_extra: Vec::new(),
+            class_archive: vec![
+                "-XX:SharedArchiveFile=/e/egret-shim.jsa".into(),
+                "-Xlog:cds*=off".into(),
+            ],
+        };
+        assert_eq!(
+            embedded_options(&settings, 512),
+            vec![
+                "-Xms32m",
+                "-XX:SharedArchiveFile=/e/egret-shim.jsa",
+                "-Xlog:cds*=off",
+                "-Degret.code.dir.extracted=true",
+                "-Xms64m"
+            ]
+        );
     }
 }

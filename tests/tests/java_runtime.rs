@@ -114,8 +114,8 @@ fn a_java25_jar_runs_on_a_java25_runtime_with_exact_counts() {
 }
 
 /// `./egret-dev build` writes the shim's class archive beside the shim jar, and a JVM
-/// started with the options Egret gives every JVM (the submitter, instance and embedded
-/// JVMs) maps the shim's classes from it: `-Xshare:on` makes a JVM that cannot use the
+/// started with the options Egret gives the submitter and embedded JVMs maps the shim's
+/// classes from it: `-Xshare:on` makes a JVM that cannot use the
 /// archive fail instead of going on without it.
 #[test]
 fn the_shims_classes_come_from_its_class_archive() {

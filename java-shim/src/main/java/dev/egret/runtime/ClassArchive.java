@@ -30,9 +30,10 @@ import java.util.jar.JarFile;
  * dev.egret.runtime.ClassArchive}: it loads, without initializing, every class of the shim
  * jar, and touches the JDK classes every Egret JVM uses as it starts (secure random numbers,
  * date formatting, management beans, Java serialization, thread pools, a Unix socket
- * channel), so that the JVM writes them all into the archive when it exits. JVMs started with
- * {@code -XX:SharedArchiveFile} then map those classes instead of parsing and verifying them
- * again, which is most of a JVM's start on a busy machine.
+ * channel), so that the JVM writes them all into the archive when it exits. The submitter JVM
+ * and the JNI bridge's embedded JVM, started with {@code -XX:SharedArchiveFile}, then map those
+ * classes instead of parsing and verifying them again, which is most of a JVM's start on a
+ * busy machine.
  */
 public final class ClassArchive {
     private ClassArchive() {
