@@ -412,6 +412,8 @@ async fn run_main(
         Path::new(configured_java),
         &java_search_dirs(config)?,
     )?;
+    // The jar's directory, read for that, is freed: give it back (`egret local` lives on).
+    egret_supervisor::release_freed_memory();
     // Instances run on the submitter's runtime: the jar's classes need it.
     cluster_config.insert(
         egret_config::JAVA.into(),

@@ -74,7 +74,7 @@ pub struct JvmSettings {
     /// The options mapping the shim's class archive (`egret-shim.jsa` beside
     /// `shim_jar`), resolved once with it: empty when there is none. Given to
     /// the embedded JVM only: an instance JVM would pay the archive's resident
-    /// pages (about 25 MiB) once per executor (docs/performance.md).
+    /// pages (about 11 MiB) once per executor (docs/performance.md).
     pub class_archive: Vec<String>,
 }
 
@@ -316,6 +316,8 @@ pub async fn run_until(
     let started = std::time::Instant::now();
     let jars = code_dir::user_jars(&dir.jar(), &settings.classpath_extra);
     let files = code_dir::extract(&jars, &work_dirs)?;
+    // The jar's directory, read for that, is freed: give it back (this process lives on).
+    egret_supervisor::release_freed_memory();
     if files > 0 {
         tracing::info!(files, work_dirs = work_dirs.len(), elapsed = ?started.elapsed(), "Extracted the jar's resources/ into the instances' code directories.");
     }

@@ -130,17 +130,16 @@ fn the_shims_classes_come_from_its_class_archive() {
         .args(&options)
         .args(["-Xshare:on", "-Xlog:class+load=info", "-cp"])
         .arg(&shim)
-        .arg("dev.egret.instance.InstanceMain")
-        .env_remove("EGRET_SM_SOCKET")
+        .arg("dev.egret.client.SubmitterMain")
         .output()
         .expect("java runs");
     let stdout = String::from_utf8_lossy(&out.stdout);
     let line = stdout
         .lines()
-        .find(|l| l.contains("dev.egret.instance.InstanceMain source:"))
+        .find(|l| l.contains("dev.egret.client.SubmitterMain source:"))
         .unwrap_or_else(|| {
             panic!(
-                "InstanceMain was not loaded: {stdout}\n{}",
+                "SubmitterMain was not loaded: {stdout}\n{}",
                 String::from_utf8_lossy(&out.stderr)
             )
         });

@@ -10,6 +10,8 @@ import java.lang.management.ManagementFactory;
 import java.net.StandardProtocolFamily;
 import java.net.URISyntaxException;
 import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
@@ -25,10 +27,12 @@ import java.util.jar.JarFile;
 
 /**
  * The training run of the shim's class-data-sharing archive ({@code egret-shim.jsa} beside
- * the shim jar; contracts.md, "Instance JVMs"). {@code ./egret-dev build} runs it as
- * {@code java -XX:ArchiveClassesAtExit=egret-shim.jsa -cp egret-shim.jar
- * dev.egret.runtime.ClassArchive}: it loads, without initializing, every class of the shim
- * jar, and touches the JDK classes every Egret JVM uses as it starts (secure random numbers,
+ * the shim jar; contracts.md, "Instance JVMs"), run as {@code java
+ * -XX:ArchiveClassesAtExit=egret-shim.jsa -cp egret-shim.jar dev.egret.runtime.ClassArchive
+ * [class list...]}. With class lists ({@code -XX:DumpLoadedClassList} of real starts, as
+ * {@code ./egret-dev build} records them), it loads, without initializing, the classes they
+ * name; without, every class of the shim jar (twice the resident memory per JVM). Either way
+ * it also touches the JDK classes every Egret JVM uses as it starts (secure random numbers,
  * date formatting, management beans, Java serialization, thread pools, a Unix socket
  * channel), so that the JVM writes them all into the archive when it exits. The submitter JVM
  * and the JNI bridge's embedded JVM, started with {@code -XX:SharedArchiveFile}, then map those
@@ -44,6 +48,27 @@ public final class ClassArchive {
         int loaded = 0;
         int refused = 0;
         ClassLoader loader = ClassArchive.class.getClassLoader();
+        if (args.length > 0) {
+            // Class lists (-XX:DumpLoadedClassList) of real starts: only the classes they name.
+            for (String list : args) {
+                for (String line : Files.readAllLines(Path.of(list))) {
+                    String name = line.split(" ", 2)[0];
+                    if (name.isEmpty() || name.startsWith("#") || name.startsWith("@")) {
+                        continue;
+                    }
+                    try {
+                        Class.forName(name.replace('/', '.'), false, loader);
+                        loaded++;
+                    } catch (LinkageError | ClassNotFoundException ex) {
+                        refused++;
+                    }
+                }
+            }
+            touchTheJdk();
+            System.out.println("egret: " + loaded + " classes of the class lists loaded for the class archive ("
+                    + refused + " not on this class path)");
+            return;
+        }
         try (JarFile jar = new JarFile(shim)) {
             for (Enumeration<JarEntry> e = jar.entries(); e.hasMoreElements();) {
                 String name = e.nextElement().getName();
