@@ -28,7 +28,7 @@ use std::process::{Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
@@ -611,6 +611,13 @@ pub fn read_metrics(topology_dir: &Path) -> (BTreeMap<String, MetricsSnapshot>, 
     (snapshots, errors)
 }
 
+/// Now, in ms since the epoch (the snapshots' `updated_ms` clock).
+fn unix_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
 static SERIAL: Mutex<()> = Mutex::new(());
 static NAMES: AtomicU32 = AtomicU32::new(0);
 
@@ -898,7 +905,12 @@ impl Cluster {
     /// there is at least one) and `observe` (the counts a test is about to
     /// assert) plus those snapshots' counters (all but their time stamp and the
     /// instance JVMs' heap and GC figures) were
-    /// unchanged over two consecutive reports, [`QUIET_REPORT`] apart.
+    /// unchanged over two consecutive reports, [`QUIET_REPORT`] apart, with
+    /// every stream manager's snapshot written after that state was first seen
+    /// (a stream manager writes its snapshot at most every 5 s: one written
+    /// before the last tuples were emitted still shows an empty ledger), or,
+    /// for a stream manager with nothing new to write, the state unchanged for
+    /// longer than that interval.
     ///
     /// This replaces sleeping before exact counts: a late duplicate or a
     /// replay either changes the counts or is still pending in a ledger. Fails
@@ -928,6 +940,15 @@ impl Cluster {
                 .collect();
             (observe(), stmgrs, errors)
         };
+        // When each stream manager last wrote its snapshot (ms since the epoch).
+        let written = || -> Vec<u64> {
+            read_metrics(&dir)
+                .0
+                .into_iter()
+                .filter(|(process, _)| process.starts_with("stmgr-"))
+                .map(|(_, s)| s.updated_ms)
+                .collect()
+        };
         let pending = |stmgrs: &BTreeMap<String, Vec<Metric>>| -> BTreeMap<String, Option<f64>> {
             stmgrs
                 .iter()
@@ -942,12 +963,19 @@ impl Cluster {
         };
         let start = Instant::now();
         let mut previous = state(&mut observe);
+        // When `previous` was first seen, on the monotonic clock and the snapshots' clock.
+        let mut settled = (Instant::now(), unix_ms());
         loop {
             thread::sleep(QUIET_REPORT);
             let current = state(&mut observe);
+            if current != previous {
+                settled = (Instant::now(), unix_ms());
+            }
             let ledgers = pending(&current.1);
             let drained = !ledgers.is_empty() && ledgers.values().all(|v| *v == Some(0.0));
-            if drained && current.2.is_empty() && current == previous {
+            let fresh = written().iter().all(|ms| *ms >= settled.1)
+                || settled.0.elapsed() > egret_metrics::SNAPSHOT_INTERVAL + QUIET_REPORT;
+            if drained && fresh && current.2.is_empty() && current == previous {
                 return Ok(current.0);
             }
             if start.elapsed() >= timeout {
