@@ -53,9 +53,7 @@ pub fn extract(jars: &[PathBuf], work_dirs: &[PathBuf]) -> Result<usize, CodeDir
 }
 
 fn extract_jar(jar: &Path, work_dirs: &[PathBuf]) -> Result<usize, String> {
-    let file = std::fs::File::open(jar).map_err(|e| e.to_string())?;
-    let mut archive =
-        zip::ZipArchive::new(std::io::BufReader::new(file)).map_err(|e| e.to_string())?;
+    let mut archive = egret_jar::open(jar).map_err(|e| e.to_string())?;
     let wanted: Vec<(usize, String)> = (0..archive.len())
         .filter_map(|i| archive.name_for_index(i).map(|name| (i, name)))
         .filter(|(_, name)| name.starts_with(PREFIX) && name.len() > PREFIX.len())
