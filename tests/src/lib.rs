@@ -906,10 +906,10 @@ impl Cluster {
     /// assert) plus those snapshots' counters (all but their time stamp and the
     /// instance JVMs' heap and GC figures) were
     /// unchanged over two consecutive reports, [`QUIET_REPORT`] apart, with
-    /// every stream manager's snapshot written after that state was first seen
+    /// every stream manager's snapshot written after `observe` last changed
     /// (a stream manager writes its snapshot at most every 5 s: one written
     /// before the last tuples were emitted still shows an empty ledger), or,
-    /// for a stream manager with nothing new to write, the state unchanged for
+    /// for a stream manager with nothing new to write, `observe` unchanged for
     /// longer than that interval.
     ///
     /// This replaces sleeping before exact counts: a late duplicate or a
@@ -963,12 +963,12 @@ impl Cluster {
         };
         let start = Instant::now();
         let mut previous = state(&mut observe);
-        // When `previous` was first seen, on the monotonic clock and the snapshots' clock.
+        // When `observe` last changed, on the monotonic clock and the snapshots' clock.
         let mut settled = (Instant::now(), unix_ms());
         loop {
             thread::sleep(QUIET_REPORT);
             let current = state(&mut observe);
-            if current != previous {
+            if current.0 != previous.0 {
                 settled = (Instant::now(), unix_ms());
             }
             let ledgers = pending(&current.1);
