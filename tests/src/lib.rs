@@ -922,12 +922,16 @@ impl Cluster {
         mut observe: impl FnMut() -> T,
     ) -> Result<T> {
         let dir = self.topology_dir(name);
+        // The state compared between reports, and when each stream manager wrote the
+        // snapshot it was read from (ms since the epoch): one reading for both.
         let state = |observe: &mut dyn FnMut() -> T| {
             let (snapshots, errors) = read_metrics(&dir);
+            let mut written = Vec::new();
             let stmgrs: BTreeMap<String, Vec<Metric>> = snapshots
                 .into_iter()
                 .filter(|(process, _)| process.starts_with("stmgr-"))
                 .map(|(process, s)| {
+                    written.push(s.updated_ms);
                     // An idle JVM's heap and GC figures move on their own:
                     // they say nothing of tuples.
                     let metrics = s
@@ -938,16 +942,7 @@ impl Cluster {
                     (process, metrics)
                 })
                 .collect();
-            (observe(), stmgrs, errors)
-        };
-        // When each stream manager last wrote its snapshot (ms since the epoch).
-        let written = || -> Vec<u64> {
-            read_metrics(&dir)
-                .0
-                .into_iter()
-                .filter(|(process, _)| process.starts_with("stmgr-"))
-                .map(|(_, s)| s.updated_ms)
-                .collect()
+            ((observe(), stmgrs, errors), written)
         };
         let pending = |stmgrs: &BTreeMap<String, Vec<Metric>>| -> BTreeMap<String, Option<f64>> {
             stmgrs
@@ -962,18 +957,18 @@ impl Cluster {
                 .collect()
         };
         let start = Instant::now();
-        let mut previous = state(&mut observe);
+        let mut previous = state(&mut observe).0;
         // When `observe` last changed, on the monotonic clock and the snapshots' clock.
         let mut settled = (Instant::now(), unix_ms());
         loop {
             thread::sleep(QUIET_REPORT);
-            let current = state(&mut observe);
+            let (current, written) = state(&mut observe);
             if current.0 != previous.0 {
                 settled = (Instant::now(), unix_ms());
             }
             let ledgers = pending(&current.1);
             let drained = !ledgers.is_empty() && ledgers.values().all(|v| *v == Some(0.0));
-            let fresh = written().iter().all(|ms| *ms >= settled.1)
+            let fresh = written.iter().all(|ms| *ms >= settled.1)
                 || settled.0.elapsed() > egret_metrics::SNAPSHOT_INTERVAL + QUIET_REPORT;
             if drained && fresh && current.2.is_empty() && current == previous {
                 return Ok(current.0);
