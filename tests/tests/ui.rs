@@ -17,7 +17,8 @@
 //!   `npm ci` from the committed lock into ~/.cache/egret/npm/ui-browser), opens
 //!   the front page: the topology is listed; the DAG shows every component; the
 //!   slow bolt is marked as the bottleneck; the spout's emitted count rises
-//!   between two reads; the bolt's reported error is shown with its text.
+//!   on the page (waited for: backpressure makes the spout emit in bursts);
+//!   the bolt's reported error is shown with its text.
 //!   Screenshots go to target/tmp/ui/.
 
 #![allow(
@@ -585,6 +586,10 @@ fn check_browser(ui: &Ui, slow: &str) {
         .filter_map(Value::as_u64)
         .collect();
     assert_eq!(emitted.len(), 2, "{seen}");
+    eprintln!(
+        "the page showed the spout's emitted count rise {emitted:?} after {} ms",
+        seen["riseAfterMs"]
+    );
     assert!(
         emitted[1] > emitted[0],
         "throughput rises between two reads: {emitted:?}"

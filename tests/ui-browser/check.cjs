@@ -10,7 +10,6 @@ const [modules, url, topology, shots] = process.argv.slice(2);
 const puppeteer = require(path.join(modules, "node_modules", "puppeteer-core"));
 
 const seen = { listed: false, components: [], bottleneck: null, emitted: [], errors: [], screenshots: [] };
-const sleep = ms => new Promise(r => setTimeout(r, ms));
 
 async function main() {
   const browser = await puppeteer.launch({
@@ -39,10 +38,23 @@ async function main() {
     seen.tableBottleneck = await page.$$eval("#components tr.bottleneck", rs => rs.map(r => r.getAttribute("data-component")));
     const emitted = () => page.$eval('#components tr[data-component="spout"] td.emitted',
       td => Number(td.textContent.replace(/,/g, "")));
+    const first = await emitted();
+    seen.emitted.push(first);
+    // Instances report every 5 s and the page polls every 3 s, but the spout
+    // emits in bursts: backpressure from the slow bolt holds it back, and its
+    // reports wait behind its held tuples. So wait for the page to show more
+    // (a page that never refreshes, or a spout that stopped, times out).
+    const rose = Date.now();
+    await page.waitForFunction(
+      before => {
+        const td = document.querySelector('#components tr[data-component="spout"] td.emitted');
+        return td && Number(td.textContent.replace(/,/g, "")) > before;
+      },
+      { timeout: 45000, polling: 250 },
+      first,
+    );
     seen.emitted.push(await emitted());
-    // Instances report every 5 s; the page polls every 3 s.
-    await sleep(9000);
-    seen.emitted.push(await emitted());
+    seen.riseAfterMs = Date.now() - rose;
     await page.waitForSelector("#errors .error pre", { timeout: 30000 });
     seen.errors = await page.$$eval("#errors .error", es => es.map(e => ({
       component: e.getAttribute("data-component"),
