@@ -3,8 +3,6 @@ package dev.egret.instance;
 import dev.egret.metrics.TaskStats;
 import dev.egret.proto.AckEntry;
 import dev.egret.proto.AckKind;
-import dev.egret.proto.RootId;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import org.apache.storm.hooks.info.BoltAckInfo;
@@ -154,12 +152,7 @@ final class BoltCollector implements IOutputCollector {
     }
 
     private void send(AckKind kind, TreeMessageId id, long xor) {
-        List<RootId> roots = id.roots();
-        List<AckEntry> entries = new ArrayList<>(roots.size());
-        for (RootId r : roots) {
-            entries.add(AckEntry.newBuilder().setKind(kind).setRoot(r).setXor(xor).build());
-        }
-        sink.add(entries, List.of());
+        sink.addAcks(kind, id.roots(), xor);
     }
 
     /** Storm logs the time since the tuple was received when sampled, else -1 (Egret does not sample). */

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
@@ -93,20 +94,17 @@ final class LocalValues {
         inThisJvm = false;
     }
 
-    /** One value list held under its number. */
-    private static final class Slot {
-        final long ref;
-        final List<Object> values;
-
-        Slot(long ref, List<Object> values) {
-            this.ref = ref;
-            this.values = values;
-        }
-    }
-
     /** The values in flight from one task to another. */
     static final class Ring {
-        private final AtomicReferenceArray<Slot> slots = new AtomicReferenceArray<>(RING_SLOTS);
+        /**
+         * Slot {@code i} holds the values of number {@code refs[i]} while {@code values[i]} is
+         * not null. Two arrays rather than an object per slot: one tuple fills a slot. Only the
+         * source fills a slot, and only an empty one, writing its number before its values;
+         * only the destination's executor thread empties one, with a compare-and-set on its
+         * values, so a number read beside non-null values is theirs.
+         */
+        private final AtomicReferenceArray<List<Object>> values = new AtomicReferenceArray<>(RING_SLOTS);
+        private final AtomicLongArray refs = new AtomicLongArray(RING_SLOTS);
         /** The next number to give; only the source's sink lock holder moves it. */
         private final AtomicLong next = new AtomicLong(1);
         /** The last number taken; only the destination's executor thread moves it. */
@@ -118,20 +116,22 @@ final class LocalValues {
          * {@link #put}.
          */
         boolean hasRoom() {
-            return slots.get((int) (next.get() & MASK)) == null;
+            return values.get((int) (next.get() & MASK)) == null;
         }
 
         /**
-         * Holds {@code values} under the pair's next number and returns it, or 0 when that
+         * Holds {@code list} under the pair's next number and returns it, or 0 when that
          * number's slot is still held (this many tuples are in flight): serialize then.
          * Called with the source's sink lock held, so numbers follow the frames' order.
          */
-        long put(List<Object> values) {
+        long put(List<Object> list) {
             long ref = next.get();
             int i = (int) (ref & MASK);
-            if (slots.get(i) != null || !slots.compareAndSet(i, null, new Slot(ref, values))) {
+            if (values.get(i) != null) {
                 return 0;
             }
+            refs.set(i, ref);
+            values.set(i, list);
             next.set(ref + 1);
             return ref;
         }
@@ -147,28 +147,28 @@ final class LocalValues {
                 // At most one lap of the ring: older numbers' slots were reused or freed.
                 for (long r = Math.max(last + 1, ref - RING_SLOTS + 1); r < ref; r++) {
                     int i = (int) (r & MASK);
-                    Slot s = slots.get(i);
-                    if (s != null && s.ref == r) {
-                        slots.compareAndSet(i, s, null);
+                    List<Object> held = values.get(i);
+                    if (held != null && refs.get(i) == r) {
+                        values.compareAndSet(i, held, null);
                     }
                 }
             }
             int i = (int) (ref & MASK);
-            Slot s = slots.get(i);
-            if (s == null || s.ref != ref || !slots.compareAndSet(i, s, null)) {
+            List<Object> held = values.get(i);
+            if (held == null || refs.get(i) != ref || !values.compareAndSet(i, held, null)) {
                 return null;
             }
             if (ref > last) {
                 taken = ref;
             }
-            return s.values;
+            return held;
         }
 
         /** Values held now (for tests). */
         int held() {
             int n = 0;
             for (int i = 0; i < RING_SLOTS; i++) {
-                if (slots.get(i) != null) {
+                if (values.get(i) != null) {
                     n++;
                 }
             }

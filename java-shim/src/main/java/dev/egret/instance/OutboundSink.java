@@ -367,13 +367,16 @@ final class OutboundSink {
                 return;
             }
             boolean first = isEmpty();
-            for (AckEntry a : newAcks) {
-                appendAck(a);
+            // Index loops: these lists are protobuf's unmodifiable views, whose iterators
+            // would be two objects per emit.
+            for (int a = 0, n = newAcks.size(); a < n; a++) {
+                appendAck(newAcks.get(a));
             }
             int shared = (srcTask != 0 ? CodedOutputStream.computeInt32Size(TupleData.SRC_TASK_FIELD_NUMBER, srcTask) : 0)
                     + (stream.isEmpty() ? 0 : CodedOutputStream.computeBytesSize(TupleData.STREAM_FIELD_NUMBER, stream));
-            for (RootId r : roots) {
-                shared += CodedOutputStream.computeMessageSize(TupleData.ROOTS_FIELD_NUMBER, r);
+            int rootCount = roots.size();
+            for (int r = 0; r < rootCount; r++) {
+                shared += CodedOutputStream.computeMessageSize(TupleData.ROOTS_FIELD_NUMBER, roots.get(r));
             }
             int valuesSize = values == null ? -1 : valuesFieldSize(values);
             for (int i = 0; i < count; i++) {
@@ -408,8 +411,8 @@ final class OutboundSink {
                     if (ref == 0 && !values.isEmpty()) {
                         batchOut.writeBytes(TupleData.VALUES_FIELD_NUMBER, values);
                     }
-                    for (RootId r : roots) {
-                        batchOut.writeMessage(TupleData.ROOTS_FIELD_NUMBER, r);
+                    for (int r = 0; r < rootCount; r++) {
+                        batchOut.writeMessage(TupleData.ROOTS_FIELD_NUMBER, roots.get(r));
                     }
                     if (edge != 0) {
                         batchOut.writeFixed64(TupleData.EDGE_ID_FIELD_NUMBER, edge);
@@ -448,6 +451,55 @@ final class OutboundSink {
 
     void addAck(AckEntry ack) {
         add(List.of(ack), List.of());
+    }
+
+    /**
+     * Appends one ack entry of {@code kind} with {@code xor} per root, atomically, each encoded
+     * straight into the batch with the bytes {@code AckEntry.writeTo} would give, without
+     * building one (a bolt's ack or fail: once per input tuple).
+     */
+    void addAcks(dev.egret.proto.AckKind kind, List<RootId> roots, long xor) {
+        int n = roots.size();
+        if (n == 0) {
+            return;
+        }
+        lock.lock();
+        try {
+            if (disconnected) {
+                dropped += n;
+                return;
+            }
+            boolean first = isEmpty();
+            int kindNumber = kind.getNumber();
+            for (int i = 0; i < n; i++) {
+                RootId root = roots.get(i);
+                int size = (kindNumber != 0 ? CodedOutputStream.computeEnumSize(AckEntry.KIND_FIELD_NUMBER, kindNumber) : 0)
+                        + CodedOutputStream.computeMessageSize(AckEntry.ROOT_FIELD_NUMBER, root)
+                        + (xor != 0 ? CodedOutputStream.computeFixed64Size(AckEntry.XOR_FIELD_NUMBER, xor) : 0);
+                int need = CodedOutputStream.computeTagSize(TupleBatch.ACKS_FIELD_NUMBER)
+                        + CodedOutputStream.computeUInt32SizeNoTag(size) + size;
+                ensureRoom(need);
+                try {
+                    // Fields in number order, defaults left out: as AckEntry.writeTo writes them.
+                    batchOut.writeTag(TupleBatch.ACKS_FIELD_NUMBER, WireFormat.WIRETYPE_LENGTH_DELIMITED);
+                    batchOut.writeUInt32NoTag(size);
+                    if (kindNumber != 0) {
+                        batchOut.writeEnum(AckEntry.KIND_FIELD_NUMBER, kindNumber);
+                    }
+                    batchOut.writeMessage(AckEntry.ROOT_FIELD_NUMBER, root);
+                    if (xor != 0) {
+                        batchOut.writeFixed64(AckEntry.XOR_FIELD_NUMBER, xor);
+                    }
+                } catch (IOException e) {
+                    throw new UncheckedIOException("encoding an outgoing ack", e);
+                }
+                bufferedBytes += need;
+                ackCount++;
+            }
+            afterAdd(first);
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** Appends acks, then tuples, atomically: a batch is never sealed between them. */

@@ -6,7 +6,7 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import org.apache.storm.tuple.MessageId;
 
 /**
@@ -19,12 +19,21 @@ import org.apache.storm.tuple.MessageId;
  * second ack or fail is ignored instead of XORing the edge into the ledger twice.
  */
 final class TreeMessageId extends MessageId {
+    private static final AtomicIntegerFieldUpdater<TreeMessageId> COMPLETED =
+            AtomicIntegerFieldUpdater.newUpdater(TreeMessageId.class, "completed");
+
     private final List<RootId> roots;
     private final long edgeId;
-    private final AtomicBoolean completed = new AtomicBoolean();
+    /** 1 once acked or failed: a field, not an object, as one id is made per received tuple. */
+    private volatile int completed;
+    /**
+     * Storm's view, made when user code first asks (most tuples are acked without it). Racing
+     * threads may each make one; they are equal and immutable.
+     */
+    private Map<Long, Long> anchorsToIds;
 
-    private TreeMessageId(Map<Long, Long> anchorsToIds, List<RootId> roots, long edgeId) {
-        super(anchorsToIds);
+    private TreeMessageId(List<RootId> roots, long edgeId) {
+        super(null);
         this.roots = roots;
         this.edgeId = edgeId;
     }
@@ -34,17 +43,25 @@ final class TreeMessageId extends MessageId {
         if (td.getRootsCount() == 0) {
             return MessageId.makeUnanchored();
         }
-        List<RootId> roots = td.getRootsList();
-        if (roots.size() == 1) {
-            // The common case (one tree): no HashMap per received tuple.
-            return new TreeMessageId(Collections.singletonMap(roots.get(0).getKey(), td.getEdgeId()), roots,
-                    td.getEdgeId());
+        return new TreeMessageId(td.getRootsList(), td.getEdgeId());
+    }
+
+    @Override
+    public Map<Long, Long> getAnchorsToIds() {
+        Map<Long, Long> ids = anchorsToIds;
+        if (ids == null) {
+            if (roots.size() == 1) {
+                ids = Collections.singletonMap(roots.get(0).getKey(), edgeId);
+            } else {
+                Map<Long, Long> map = new HashMap<>(roots.size() * 2);
+                for (RootId r : roots) {
+                    map.put(r.getKey(), edgeId);
+                }
+                ids = Collections.unmodifiableMap(map);
+            }
+            anchorsToIds = ids;
         }
-        Map<Long, Long> anchorsToIds = new HashMap<>(roots.size() * 2);
-        for (RootId r : roots) {
-            anchorsToIds.put(r.getKey(), td.getEdgeId());
-        }
-        return new TreeMessageId(Collections.unmodifiableMap(anchorsToIds), roots, td.getEdgeId());
+        return ids;
     }
 
     List<RootId> roots() {
@@ -57,10 +74,10 @@ final class TreeMessageId extends MessageId {
 
     /** Marks the tuple acked or failed; false when it already was. */
     boolean complete() {
-        return completed.compareAndSet(false, true);
+        return COMPLETED.compareAndSet(this, 0, 1);
     }
 
     boolean isCompleted() {
-        return completed.get();
+        return completed != 0;
     }
 }

@@ -156,6 +156,41 @@ class OutboundSinkTest {
     }
 
     @Test
+    void acksAreEncodedAsTheEntriesTheBuilderWouldMake() throws IOException {
+        EncodedRecorder w = new EncodedRecorder();
+        OutboundSink sink = new OutboundSink(w, 1000, TimeUnit.SECONDS.toNanos(10));
+        sink.sendReady();
+        List<dev.egret.proto.RootId> roots = List.of(FakeSm.root(4, 0x8000_0000_0000_0001L), FakeSm.root(0, 0),
+                FakeSm.root(-3, -9L));
+        sink.addAcks(dev.egret.proto.AckKind.ACK_KIND_ACK, roots, 0x0123_4567_89ab_cdefL);
+        // A zero xor and the unspecified kind are proto3 defaults: left out, as the builder does.
+        sink.addAcks(dev.egret.proto.AckKind.ACK_KIND_FAIL, roots.subList(0, 1), 0L);
+        sink.addAcks(dev.egret.proto.AckKind.ACK_KIND_UNSPECIFIED, roots.subList(2, 3), -1L);
+        sink.addAcks(dev.egret.proto.AckKind.ACK_KIND_ACK, List.of(), 5L);
+        sink.flush();
+        List<AckEntry> expected = new ArrayList<>();
+        for (dev.egret.proto.RootId r : roots) {
+            expected.add(AckEntry.newBuilder().setKind(dev.egret.proto.AckKind.ACK_KIND_ACK).setRoot(r)
+                    .setXor(0x0123_4567_89ab_cdefL).build());
+        }
+        expected.add(AckEntry.newBuilder().setKind(dev.egret.proto.AckKind.ACK_KIND_FAIL).setRoot(roots.get(0)).build());
+        expected.add(AckEntry.newBuilder().setRoot(roots.get(2)).setXor(-1L).build());
+        assertEquals(1, w.encoded.size());
+        assertEquals(expected, w.encoded.get(0).getTuples().getAcksList());
+        java.io.ByteArrayOutputStream batch = new java.io.ByteArrayOutputStream();
+        com.google.protobuf.CodedOutputStream out = com.google.protobuf.CodedOutputStream.newInstance(batch);
+        for (AckEntry a : expected) {
+            out.writeMessage(dev.egret.proto.TupleBatch.ACKS_FIELD_NUMBER, a);
+        }
+        out.flush();
+        byte[] want = batch.toByteArray();
+        byte[] body = w.bodies.get(0);
+        assertEquals(want.length + 1 + com.google.protobuf.CodedOutputStream.computeUInt32SizeNoTag(want.length),
+                body.length);
+        assertArrayEquals(want, java.util.Arrays.copyOfRange(body, body.length - want.length, body.length));
+    }
+
+    @Test
     void copiesToRingsCarryNumbersAndTheRestTheirBytesEncodedAsTheBuilderWould() throws IOException {
         EncodedRecorder w = new EncodedRecorder();
         OutboundSink sink = new OutboundSink(w, 1000, TimeUnit.SECONDS.toNanos(10));

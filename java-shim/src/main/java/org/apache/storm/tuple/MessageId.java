@@ -57,27 +57,28 @@ public class MessageId {
     }
 
     public Set<Long> getAnchors() {
-        return anchorsToIds.keySet();
+        return getAnchorsToIds().keySet();
     }
 
     @Override
     public int hashCode() {
-        return anchorsToIds.hashCode();
+        return getAnchorsToIds().hashCode();
     }
 
     @Override
     public boolean equals(Object other) {
-        return other instanceof MessageId && anchorsToIds.equals(((MessageId) other).anchorsToIds);
+        return other instanceof MessageId && getAnchorsToIds().equals(((MessageId) other).getAnchorsToIds());
     }
 
     @Override
     public String toString() {
-        return anchorsToIds.toString();
+        return getAnchorsToIds().toString();
     }
 
     public void serialize(Output out) throws IOException {
-        out.writeInt(anchorsToIds.size(), true);
-        for (Map.Entry<Long, Long> e : anchorsToIds.entrySet()) {
+        Map<Long, Long> ids = getAnchorsToIds();
+        out.writeInt(ids.size(), true);
+        for (Map.Entry<Long, Long> e : ids.entrySet()) {
             out.writeLong(e.getKey());
             out.writeLong(e.getValue());
         }
