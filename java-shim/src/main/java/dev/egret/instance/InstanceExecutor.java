@@ -733,7 +733,7 @@ final class InstanceExecutor {
                 continue;
             }
             String source = sourceOf(td.getSrcTask());
-            String stream = canonicalStream(td.getStream());
+            String stream = streamOf(td);
             TupleImpl tuple;
             try {
                 List<Object> values = valuesOf(t, td);
@@ -783,6 +783,8 @@ final class InstanceExecutor {
     private int lastSourceTask = Integer.MIN_VALUE;
     private String lastSource;
     private String lastStream;
+    /** {@link #lastStream}'s bytes, copied (the parsed tuple's alias its frame). */
+    private com.google.protobuf.ByteString lastStreamBytes;
 
     /** The hosted task {@code id}, or null. */
     private Task taskOf(int id) {
@@ -804,16 +806,19 @@ final class InstanceExecutor {
     }
 
     /**
-     * One instance per stream name for consecutive tuples: each parsed tuple brings a new
-     * string, and the maps keyed by stream (output fields, statistics' keys, the bolt's own
-     * lookups) then find an instance whose hash is known and that compares by identity.
+     * One instance per stream name for consecutive tuples: the maps keyed by stream (output
+     * fields, statistics' keys, the bolt's own lookups) then find an instance whose hash is
+     * known and that compares by identity. The name is compared as bytes, and decoded (a new
+     * string) only when it differs from the last tuple's.
      */
-    private String canonicalStream(String stream) {
-        if (stream.equals(lastStream)) {
+    private String streamOf(TupleData td) {
+        com.google.protobuf.ByteString bytes = td.getStreamBytes();
+        if (lastStream != null && bytes.equals(lastStreamBytes)) {
             return lastStream;
         }
-        lastStream = stream;
-        return stream;
+        lastStream = bytes.toStringUtf8();
+        lastStreamBytes = com.google.protobuf.ByteString.copyFrom(bytes.toByteArray());
+        return lastStream;
     }
 
     /** Effectively once, buffered alignment ({@link MarkerAlignment}): holds, releases or runs. */

@@ -16,8 +16,11 @@ public class TupleImpl implements Tuple {
     private final MessageId id;
     private final String srcComponent;
     private final Fields fields;
-    private Long processSampleStartTime;
-    private Long executeSampleStartTime;
+    /** Sampled times, kept unboxed (a boxed Long per tuple otherwise); null to Storm's getters while unset. */
+    private long processSampleStartTime;
+    private long executeSampleStartTime;
+    private boolean processSampled;
+    private boolean executeSampled;
     private long outAckVal = 0;
 
     public TupleImpl(Tuple t) {
@@ -32,6 +35,8 @@ public class TupleImpl implements Tuple {
             TupleImpl ti = (TupleImpl) t;
             this.processSampleStartTime = ti.processSampleStartTime;
             this.executeSampleStartTime = ti.executeSampleStartTime;
+            this.processSampled = ti.processSampled;
+            this.executeSampled = ti.executeSampled;
             this.outAckVal = ti.outAckVal;
         }
     }
@@ -57,19 +62,21 @@ public class TupleImpl implements Tuple {
     }
 
     public Long getProcessSampleStartTime() {
-        return processSampleStartTime;
+        return processSampled ? processSampleStartTime : null;
     }
 
     public void setProcessSampleStartTime(long ms) {
         processSampleStartTime = ms;
+        processSampled = true;
     }
 
     public Long getExecuteSampleStartTime() {
-        return executeSampleStartTime;
+        return executeSampled ? executeSampleStartTime : null;
     }
 
     public void setExecuteSampleStartTime(long ms) {
         executeSampleStartTime = ms;
+        executeSampled = true;
     }
 
     public void updateAckVal(long val) {
@@ -243,8 +250,8 @@ public class TupleImpl implements Tuple {
     @Override
     public String toString() {
         return "source: " + srcComponent + ":" + taskId + ", stream: " + streamId + ", id: " + id
-                + ", " + values + " PROC_START_TIME(sampled): " + processSampleStartTime
-                + " EXEC_START_TIME(sampled): " + executeSampleStartTime;
+                + ", " + values + " PROC_START_TIME(sampled): " + getProcessSampleStartTime()
+                + " EXEC_START_TIME(sampled): " + getExecuteSampleStartTime();
     }
 
     @Override
