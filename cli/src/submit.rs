@@ -438,7 +438,7 @@ async fn run_main(
     let jar_jvm_opts = jar_jvm_opts(std::env::var(JAR_JVM_OPTS_ENV).ok().as_deref())?;
     let mut cmd = std::process::Command::new(&java);
     cmd.args(submitter_args(
-        &egret_config::class_archive_options(&shim),
+        &egret_config::class_archive_options(&shim, egret_config::ArchiveRole::Submitter),
         &jar_jvm_opts,
         &shim,
         &user_jar,

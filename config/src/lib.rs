@@ -343,14 +343,42 @@ pub fn resolve_shim_jar(config: &ConfigMap, executable: &Path) -> Result<PathBuf
         })
 }
 
+/// Which of Egret's JVMs maps a class archive: each has its own, of the classes
+/// it loads, since a JVM holds all of an archive's pages resident (the JDK
+/// relocates the archive when it maps it) whether it uses its classes or not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArchiveRole {
+    /// The submitter JVM: the user's `main` under `egret jar` and `egret local`.
+    Submitter,
+    /// The JNI bridge's embedded JVM, which runs a container's executors.
+    Executors,
+}
+
+impl ArchiveRole {
+    /// The archive's file name beside the shim jar `egret-shim.jar`.
+    pub fn file_name(self) -> &'static str {
+        match self {
+            ArchiveRole::Submitter => "egret-shim-submitter.jsa",
+            ArchiveRole::Executors => "egret-shim-executors.jsa",
+        }
+    }
+}
+
 /// The options that let a JVM with `shim_jar` first on its class path map the shim's
-/// class-data-sharing archive, `egret-shim.jsa` beside the jar (`./egret-dev build`
-/// writes it with the `java` it found; contracts.md, "Instance JVMs"), instead of
-/// parsing and verifying those classes again. None when there is no archive. An archive
-/// the JVM cannot use (another Java release, a rebuilt shim jar) is skipped by the JVM
-/// itself, and its `cds` log lines are silenced: they would land in the user's output.
-pub fn class_archive_options(shim_jar: &Path) -> Vec<String> {
-    let archive = shim_jar.with_extension("jsa");
+/// class-data-sharing archive for `role` (contracts.md, "Instance JVMs"), instead of
+/// parsing and verifying those classes again: `egret-shim-submitter.jsa` or
+/// `egret-shim-executors.jsa` beside the jar (`./egret-dev build` writes them with the
+/// `java` it found), else `egret-shim.jsa` there (one archive of every class, as the
+/// image has). None when there is no archive. An archive the JVM cannot use (another
+/// Java release, a rebuilt shim jar) is skipped by the JVM itself, and its `cds` log
+/// lines are silenced: they would land in the user's output.
+pub fn class_archive_options(shim_jar: &Path, role: ArchiveRole) -> Vec<String> {
+    let own = shim_jar.with_file_name(role.file_name());
+    let archive = if own.is_file() {
+        own
+    } else {
+        shim_jar.with_extension("jsa")
+    };
     match archive.to_str() {
         Some(path) if archive.is_file() => vec![
             format!("-XX:SharedArchiveFile={path}"),
@@ -620,19 +648,39 @@ mod tests {
     }
 
     #[test]
-    fn the_class_archive_beside_the_shim_jar_is_used_when_there_is_one() {
+    fn each_jvm_maps_its_own_class_archive_else_the_one_of_every_class() {
         let tmp = tempfile::tempdir().unwrap();
         let jar = tmp.path().join("egret-shim.jar");
         std::fs::write(&jar, b"PK").unwrap();
-        assert!(class_archive_options(&jar).is_empty());
-        let archive = tmp.path().join("egret-shim.jsa");
-        std::fs::write(&archive, b"archive").unwrap();
-        assert_eq!(
-            class_archive_options(&jar),
+        let options = |path: &Path| {
             vec![
-                format!("-XX:SharedArchiveFile={}", archive.display()),
-                "-Xlog:cds*=off".to_owned()
+                format!("-XX:SharedArchiveFile={}", path.display()),
+                "-Xlog:cds*=off".to_owned(),
             ]
+        };
+        for role in [ArchiveRole::Submitter, ArchiveRole::Executors] {
+            assert!(class_archive_options(&jar, role).is_empty());
+        }
+        let every = tmp.path().join("egret-shim.jsa");
+        std::fs::write(&every, b"archive").unwrap();
+        for role in [ArchiveRole::Submitter, ArchiveRole::Executors] {
+            assert_eq!(class_archive_options(&jar, role), options(&every));
+        }
+        let submitter = tmp.path().join("egret-shim-submitter.jsa");
+        std::fs::write(&submitter, b"archive").unwrap();
+        assert_eq!(
+            class_archive_options(&jar, ArchiveRole::Submitter),
+            options(&submitter)
+        );
+        assert_eq!(
+            class_archive_options(&jar, ArchiveRole::Executors),
+            options(&every)
+        );
+        let executors = tmp.path().join("egret-shim-executors.jsa");
+        std::fs::write(&executors, b"archive").unwrap();
+        assert_eq!(
+            class_archive_options(&jar, ArchiveRole::Executors),
+            options(&executors)
         );
     }
 }

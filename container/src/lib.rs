@@ -71,8 +71,9 @@ pub struct JvmSettings {
     pub jvm_opts: Vec<String>,
     /// `egret.instance.classpath.extra`: jars after the topology jar.
     pub classpath_extra: Vec<PathBuf>,
-    /// The options mapping the shim's class archive (`egret-shim.jsa` beside
-    /// `shim_jar`), resolved once with it: empty when there is none. Given to
+    /// The options mapping the executors' class archive (`egret-shim-executors.jsa`
+    /// beside `shim_jar`, else `egret-shim.jsa`), resolved once with it: empty
+    /// when there is none. Given to
     /// the embedded JVM only: an instance JVM would pay the archive's resident
     /// pages (about 11 MiB) once per executor (docs/performance.md).
     pub class_archive: Vec<String>,
@@ -149,7 +150,8 @@ impl JvmSettings {
         };
         let shim_jar =
             egret_config::resolve_shim_jar(config, executable).map_err(ContainerError::Config)?;
-        let class_archive = egret_config::class_archive_options(&shim_jar);
+        let class_archive =
+            egret_config::class_archive_options(&shim_jar, egret_config::ArchiveRole::Executors);
         Ok(Self {
             java,
             shim_jar,

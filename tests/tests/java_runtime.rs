@@ -113,35 +113,51 @@ fn a_java25_jar_runs_on_a_java25_runtime_with_exact_counts() {
     cluster.kill_and_check_clean(&name).expect("kill");
 }
 
-/// `./egret-dev build` writes the shim's class archive beside the shim jar, and a JVM
-/// started with the options Egret gives the submitter and embedded JVMs maps the shim's
-/// classes from it: `-Xshare:on` makes a JVM that cannot use the
-/// archive fail instead of going on without it.
+/// `./egret-dev build` writes the shim's class archives beside the shim jar, one per JVM
+/// (the submitter's and the embedded JVM's: each of the classes a real start loads in
+/// it), and a JVM started with the options Egret gives each maps the shim's classes from
+/// its own: `-Xshare:on` makes a JVM that cannot use the archive fail instead of going
+/// on without it.
 #[test]
-fn the_shims_classes_come_from_its_class_archive() {
+fn the_shims_classes_come_from_its_class_archives() {
+    use egret_config::ArchiveRole;
     let shim = workspace_root().join("java-shim/target/egret-shim.jar");
-    let options = egret_config::class_archive_options(&shim);
-    assert!(
-        !options.is_empty(),
-        "no class archive beside {} (./egret-dev build writes it)",
-        shim.display()
-    );
-    let out = std::process::Command::new("java")
-        .args(&options)
-        .args(["-Xshare:on", "-Xlog:class+load=info", "-cp"])
-        .arg(&shim)
-        .arg("dev.egret.client.SubmitterMain")
-        .output()
-        .expect("java runs");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let line = stdout
-        .lines()
-        .find(|l| l.contains("dev.egret.client.SubmitterMain source:"))
-        .unwrap_or_else(|| {
-            panic!(
-                "SubmitterMain was not loaded: {stdout}\n{}",
-                String::from_utf8_lossy(&out.stderr)
-            )
-        });
-    assert!(line.contains("shared objects file (top)"), "{line}");
+    for (role, class) in [
+        (ArchiveRole::Submitter, "dev.egret.client.SubmitterMain"),
+        (ArchiveRole::Executors, "dev.egret.instance.InstanceExecutor"),
+    ] {
+        let archive = shim.with_file_name(role.file_name());
+        assert!(
+            archive.is_file(),
+            "no class archive {} (./egret-dev build writes it)",
+            archive.display()
+        );
+        let options = egret_config::class_archive_options(&shim, role);
+        assert_eq!(
+            options.first().map(String::as_str),
+            Some(format!("-XX:SharedArchiveFile={}", archive.display()).as_str())
+        );
+        // The archive's own training program, told to load one class of the role's.
+        let list = tempfile::NamedTempFile::new().expect("a class list");
+        std::fs::write(list.path(), format!("{}\n", class.replace('.', "/"))).expect("write it");
+        let out = std::process::Command::new("java")
+            .args(&options)
+            .args(["-Xshare:on", "-Xlog:class+load=info", "-cp"])
+            .arg(&shim)
+            .arg("dev.egret.runtime.ClassArchive")
+            .arg(list.path())
+            .output()
+            .expect("java runs");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let line = stdout
+            .lines()
+            .find(|l| l.contains(&format!("{class} source:")))
+            .unwrap_or_else(|| {
+                panic!(
+                    "{class} was not loaded: {stdout}\n{}",
+                    String::from_utf8_lossy(&out.stderr)
+                )
+            });
+        assert!(line.contains("shared objects file (top)"), "{role:?}: {line}");
+    }
 }
