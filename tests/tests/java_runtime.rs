@@ -124,7 +124,10 @@ fn the_shims_classes_come_from_its_class_archives() {
     let shim = workspace_root().join("java-shim/target/egret-shim.jar");
     for (role, class) in [
         (ArchiveRole::Submitter, "dev.egret.client.SubmitterMain"),
-        (ArchiveRole::Executors, "dev.egret.instance.InstanceExecutor"),
+        (
+            ArchiveRole::Executors,
+            "dev.egret.instance.InstanceExecutor",
+        ),
     ] {
         let archive = shim.with_file_name(role.file_name());
         assert!(
@@ -158,6 +161,9 @@ fn the_shims_classes_come_from_its_class_archives() {
                     String::from_utf8_lossy(&out.stderr)
                 )
             });
-        assert!(line.contains("shared objects file (top)"), "{role:?}: {line}");
+        assert!(
+            line.contains("shared objects file (top)"),
+            "{role:?}: {line}"
+        );
     }
 }
