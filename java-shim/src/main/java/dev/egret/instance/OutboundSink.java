@@ -296,6 +296,19 @@ final class OutboundSink {
         bufferedBytes += need;
     }
 
+    /**
+     * Under the lock: makes room for an entry of {@code size} encoded bytes as field
+     * {@code field} of the batch, and writes its tag and length; the entry's fields follow.
+     * Returns the bytes the entry takes in the batch, with its tag and length.
+     */
+    private int beginEntry(int field, int size) throws IOException {
+        int need = CodedOutputStream.computeTagSize(field) + CodedOutputStream.computeUInt32SizeNoTag(size) + size;
+        ensureRoom(need);
+        batchOut.writeTag(field, WireFormat.WIRETYPE_LENGTH_DELIMITED);
+        batchOut.writeUInt32NoTag(size);
+        return need;
+    }
+
     /** Under the lock: grows the batch's array, if need be, so {@code need} more bytes fit. */
     private void ensureRoom(int need) {
         if (batchOut.spaceLeft() >= need) {
@@ -392,13 +405,10 @@ final class OutboundSink {
                         : valuesSize)
                         + (dest != 0 ? CodedOutputStream.computeInt32Size(TupleData.DEST_TASK_FIELD_NUMBER, dest) : 0)
                         + (edge != 0 ? CodedOutputStream.computeFixed64Size(TupleData.EDGE_ID_FIELD_NUMBER, edge) : 0);
-                int need = CodedOutputStream.computeTagSize(TupleBatch.TUPLES_FIELD_NUMBER)
-                        + CodedOutputStream.computeUInt32SizeNoTag(size) + size;
-                ensureRoom(need);
+                int need;
                 try {
+                    need = beginEntry(TupleBatch.TUPLES_FIELD_NUMBER, size);
                     // Fields in number order, defaults left out: as TupleData.writeTo writes them.
-                    batchOut.writeTag(TupleBatch.TUPLES_FIELD_NUMBER, WireFormat.WIRETYPE_LENGTH_DELIMITED);
-                    batchOut.writeUInt32NoTag(size);
                     if (dest != 0) {
                         batchOut.writeInt32(TupleData.DEST_TASK_FIELD_NUMBER, dest);
                     }
@@ -476,13 +486,10 @@ final class OutboundSink {
                 int size = (kindNumber != 0 ? CodedOutputStream.computeEnumSize(AckEntry.KIND_FIELD_NUMBER, kindNumber) : 0)
                         + CodedOutputStream.computeMessageSize(AckEntry.ROOT_FIELD_NUMBER, root)
                         + (xor != 0 ? CodedOutputStream.computeFixed64Size(AckEntry.XOR_FIELD_NUMBER, xor) : 0);
-                int need = CodedOutputStream.computeTagSize(TupleBatch.ACKS_FIELD_NUMBER)
-                        + CodedOutputStream.computeUInt32SizeNoTag(size) + size;
-                ensureRoom(need);
+                int need;
                 try {
+                    need = beginEntry(TupleBatch.ACKS_FIELD_NUMBER, size);
                     // Fields in number order, defaults left out: as AckEntry.writeTo writes them.
-                    batchOut.writeTag(TupleBatch.ACKS_FIELD_NUMBER, WireFormat.WIRETYPE_LENGTH_DELIMITED);
-                    batchOut.writeUInt32NoTag(size);
                     if (kindNumber != 0) {
                         batchOut.writeEnum(AckEntry.KIND_FIELD_NUMBER, kindNumber);
                     }

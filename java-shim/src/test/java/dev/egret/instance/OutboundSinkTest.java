@@ -155,6 +155,18 @@ class OutboundSinkTest {
         assertArrayEquals(want, java.util.Arrays.copyOfRange(body, body.length - want.length, body.length));
     }
 
+    /** {@code entries} as the builder's messages encode, each as field {@code field} of a batch. */
+    private static byte[] asFields(int field, List<? extends com.google.protobuf.MessageLite> entries)
+            throws IOException {
+        java.io.ByteArrayOutputStream batch = new java.io.ByteArrayOutputStream();
+        com.google.protobuf.CodedOutputStream out = com.google.protobuf.CodedOutputStream.newInstance(batch);
+        for (com.google.protobuf.MessageLite e : entries) {
+            out.writeMessage(field, e);
+        }
+        out.flush();
+        return batch.toByteArray();
+    }
+
     @Test
     void acksAreEncodedAsTheEntriesTheBuilderWouldMake() throws IOException {
         EncodedRecorder w = new EncodedRecorder();
@@ -177,13 +189,7 @@ class OutboundSinkTest {
         expected.add(AckEntry.newBuilder().setRoot(roots.get(2)).setXor(-1L).build());
         assertEquals(1, w.encoded.size());
         assertEquals(expected, w.encoded.get(0).getTuples().getAcksList());
-        java.io.ByteArrayOutputStream batch = new java.io.ByteArrayOutputStream();
-        com.google.protobuf.CodedOutputStream out = com.google.protobuf.CodedOutputStream.newInstance(batch);
-        for (AckEntry a : expected) {
-            out.writeMessage(dev.egret.proto.TupleBatch.ACKS_FIELD_NUMBER, a);
-        }
-        out.flush();
-        byte[] want = batch.toByteArray();
+        byte[] want = asFields(dev.egret.proto.TupleBatch.ACKS_FIELD_NUMBER, expected);
         byte[] body = w.bodies.get(0);
         assertEquals(want.length + 1 + com.google.protobuf.CodedOutputStream.computeUInt32SizeNoTag(want.length),
                 body.length);
@@ -218,13 +224,7 @@ class OutboundSinkTest {
                 TupleData.newBuilder().setDestTask(5).setSrcTask(6).setStreamBytes(stream).setValues(bytes)
                         .addAllRoots(roots).setEdgeId(3).build());
         assertEquals(expected, w.encoded.get(0).getTuples().getTuplesList());
-        java.io.ByteArrayOutputStream batch = new java.io.ByteArrayOutputStream();
-        com.google.protobuf.CodedOutputStream out = com.google.protobuf.CodedOutputStream.newInstance(batch);
-        for (TupleData t : expected) {
-            out.writeMessage(dev.egret.proto.TupleBatch.TUPLES_FIELD_NUMBER, t);
-        }
-        out.flush();
-        byte[] want = batch.toByteArray();
+        byte[] want = asFields(dev.egret.proto.TupleBatch.TUPLES_FIELD_NUMBER, expected);
         byte[] body = w.bodies.get(0);
         assertArrayEquals(want, java.util.Arrays.copyOfRange(body, body.length - want.length, body.length));
         assertEquals(1, sink.localRefs());
