@@ -817,7 +817,7 @@ final class InstanceExecutor {
             return lastStream;
         }
         lastStream = bytes.toStringUtf8();
-        lastStreamBytes = com.google.protobuf.ByteString.copyFrom(bytes.toByteArray());
+        lastStreamBytes = com.google.protobuf.UnsafeByteOperations.unsafeWrap(bytes.toByteArray());
         return lastStream;
     }
 

@@ -284,13 +284,12 @@ final class OutboundSink {
 
     /** Under the lock: encodes one entry as field {@code field} of the current batch. */
     private void append(int field, MessageLite entry) {
-        int size = entry.getSerializedSize();
-        int need = CodedOutputStream.computeTagSize(field) + CodedOutputStream.computeUInt32SizeNoTag(size) + size;
-        ensureRoom(need);
+        int need;
         try {
-            batchOut.writeMessage(field, entry);
+            need = beginEntry(field, entry.getSerializedSize());
+            entry.writeTo(batchOut);
         } catch (IOException e) {
-            // Room was made above: an array encoder has nothing else to fail on.
+            // beginEntry makes room first: an array encoder has nothing else to fail on.
             throw new UncheckedIOException("encoding an outgoing entry", e);
         }
         bufferedBytes += need;
