@@ -180,8 +180,12 @@ pub fn submitter_args(
     args.extend(class_archive.iter().cloned());
     args.extend(jvm_opts.iter().cloned());
     args.extend([
+        // The shim on the class path, the user's jar in the topology's class loader.
+        egret_config::topology_class_path_option(&[user_jar])
+            .to_string_lossy()
+            .into_owned(),
         "-cp".to_owned(),
-        format!("{}:{}", shim_jar.display(), user_jar.display()),
+        shim_jar.display().to_string(),
         format!("-Dstorm.jar={}", user_jar.display()),
         format!(
             "-Dstorm.options={}",
@@ -816,8 +820,9 @@ mod tests {
                 "-Xms16m",
                 "-XX:SharedArchiveFile=/s/egret-shim.jsa",
                 "-Xmx2g",
+                "-Degret.topology.classpath=/u/app.jar",
                 "-cp",
-                "/s/egret-shim.jar:/u/app.jar",
+                "/s/egret-shim.jar",
                 "-Dstorm.jar=/u/app.jar",
                 "-Dstorm.options=topology.workers%3D2,x%3Da%2Cb%20c",
                 "dev.egret.client.SubmitterMain",

@@ -82,14 +82,21 @@ pub fn start_embedded(
         })?;
     let config = egret_config::topology::config_map(&topology).map_err(ContainerError::Config)?;
     let settings = JvmSettings::from_config(&config, &Environment::from_process(), executable)?;
-    let mut class_path = vec![settings.shim_jar.clone(), dir.jar()];
-    class_path.extend(settings.classpath_extra.iter().cloned());
     let heap_mb = embedded_heap_mb(container.instances.iter().map(|i| i.heap_mb));
+    let mut options = embedded_options(&settings, heap_mb);
+    // The shim on the class path, the topology's jars in its class loader.
+    let jars = egret_config::topology_class_path_option(&settings.topology_jars(&dir));
+    options.push(jars.into_string().map_err(|o| {
+        ContainerError::Config(format!(
+            "the embedded JVM needs UTF-8 jar paths, found {}",
+            o.to_string_lossy()
+        ))
+    })?);
     let jvm_config = JvmConfig {
         java: settings.java.clone(),
-        class_path,
+        class_path: vec![settings.shim_jar.clone()],
         heap_mb,
-        options: embedded_options(&settings, heap_mb),
+        options,
     };
     let (native_tx, native_rx) = mpsc::channel(CONNECTION_QUEUE);
     egret_native::frames::install(native_tx).map_err(bridge_error)?;

@@ -162,6 +162,16 @@ impl JvmSettings {
     }
 }
 
+impl JvmSettings {
+    /// The topology's own jars, in class-path order: its jar, then
+    /// `egret.instance.classpath.extra`.
+    pub fn topology_jars(&self, dir: &TopologyDir) -> Vec<PathBuf> {
+        std::iter::once(dir.jar())
+            .chain(self.classpath_extra.iter().cloned())
+            .collect()
+    }
+}
+
 /// The initial heap an instance JVM (or an embedded one) starts with: at
 /// most this many MiB, so that its memory follows use instead of starting at
 /// the JVM's default (1/64 of the machine's memory, up to `-Xmx`).
@@ -186,15 +196,12 @@ pub fn instance_spec(
     args.push(code_dir::EXTRACTED_PROPERTY.into());
     args.extend(settings.jvm_opts.iter().map(Into::into));
     args.push(format!("-Xmx{}m", instance.heap_mb).into());
+    // The shim on the class path, the topology's jars in its class loader.
+    args.push(egret_config::topology_class_path_option(
+        &settings.topology_jars(dir),
+    ));
     args.push("-cp".into());
-    let mut classpath = settings.shim_jar.as_os_str().to_owned();
-    classpath.push(":");
-    classpath.push(dir.jar().as_os_str());
-    for extra in &settings.classpath_extra {
-        classpath.push(":");
-        classpath.push(extra.as_os_str());
-    }
-    args.push(classpath);
+    args.push(settings.shim_jar.as_os_str().to_owned());
     args.push(INSTANCE_MAIN.into());
     ChildSpec {
         name: instance.instance_id.clone(),
@@ -422,7 +429,7 @@ mod tests {
         let spec = instance_spec(&settings, &dir, 2, &instance, "abcd", 1_048_576);
         assert_eq!(
             spec.display_command(),
-            "/opt/jdk/bin/java -Xms32m -Degret.code.dir.extracted=true -XX:+UseSerialGC -Xss512k -Xmx256m -cp /opt/egret/egret-shim.jar:/s/topologies/wc/topology.jar dev.egret.instance.InstanceMain"
+            "/opt/jdk/bin/java -Xms32m -Degret.code.dir.extracted=true -XX:+UseSerialGC -Xss512k -Xmx256m -Degret.topology.classpath=/s/topologies/wc/topology.jar -cp /opt/egret/egret-shim.jar dev.egret.instance.InstanceMain"
         );
         assert_eq!(
             spec.env,
@@ -465,7 +472,7 @@ mod tests {
         let spec = instance_spec(&with_extra, &dir, 2, &instance, "abcd", 1_048_576);
         assert!(
             spec.display_command().ends_with(
-                "-cp /opt/egret/egret-shim.jar:/s/topologies/wc/topology.jar:/b/hook.jar:/b/more.jar dev.egret.instance.InstanceMain"
+                "-Degret.topology.classpath=/s/topologies/wc/topology.jar:/b/hook.jar:/b/more.jar -cp /opt/egret/egret-shim.jar dev.egret.instance.InstanceMain"
             ),
             "{}",
             spec.display_command()

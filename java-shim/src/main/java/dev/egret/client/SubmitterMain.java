@@ -50,11 +50,16 @@ public final class SubmitterMain {
         }
         String mainClass = args[0];
         String[] userArgs = Arrays.copyOfRange(args, 1, args.length);
-        ClassLoader loader = Thread.currentThread().getContextClassLoader();
-        if (loader == null) {
-            loader = SubmitterMain.class.getClassLoader();
-        }
         String jar = System.getProperty("storm.jar", "the classpath");
+        ClassLoader loader;
+        try {
+            // The user's jar (egret.topology.classpath), below the shim; main() and every thread
+            // it starts resolve classes through it.
+            loader = dev.egret.runtime.TopologyClassLoader.install();
+        } catch (java.io.UncheckedIOException e) {
+            System.err.println("Error: " + e.getMessage());
+            return 1;
+        }
         Class<?> klass;
         try {
             klass = Class.forName(mainClass, true, loader);

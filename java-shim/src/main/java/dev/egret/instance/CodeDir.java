@@ -205,7 +205,7 @@ public final class CodeDir {
         }
     }
 
-    /** The class-path jars other than the shim's own. */
+    /** The topology's jars (egret.topology.classpath), then the class-path jars other than the shim's own. */
     static List<File> userJars() {
         File shim = null;
         try {
@@ -215,13 +215,16 @@ public final class CodeDir {
             LOG.debug("Could not locate the shim's own jar: {}", e.getMessage());
         }
         List<File> jars = new ArrayList<>();
+        for (java.nio.file.Path p : dev.egret.runtime.TopologyClassLoader.configuredJars()) {
+            jars.add(p.toFile().getAbsoluteFile());
+        }
         String cp = System.getProperty("java.class.path", "");
         for (String entry : cp.split(File.pathSeparator)) {
             if (entry.isEmpty()) {
                 continue;
             }
             File f = new File(entry).getAbsoluteFile();
-            if (f.isFile() && f.getName().endsWith(".jar") && !f.equals(shim)) {
+            if (f.isFile() && f.getName().endsWith(".jar") && !f.equals(shim) && !jars.contains(f)) {
                 jars.add(f);
             }
         }

@@ -1,5 +1,6 @@
 package dev.egret.instance;
 
+import dev.egret.runtime.TopologyClassLoader;
 import dev.egret.wire.FrameChannel;
 import dev.egret.wire.Handshake;
 import java.nio.file.Path;
@@ -8,7 +9,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Entry point of an instance JVM (one Storm executor):
- * {@code java -cp <shim>:<user jar> dev.egret.instance.InstanceMain}, configured by the
+ * {@code java -cp <shim> -Degret.topology.classpath=<user jar> dev.egret.instance.InstanceMain}, configured by the
  * environment variables EGRET_SM_SOCKET, EGRET_INSTANCE_ID and EGRET_TOPOLOGY_TOKEN.
  * Reconnects when the stream manager restarts; exits non-zero whenever it stops (it could
  * not reach the stream manager within {@link Instance#RECONNECT_WINDOW_NANOS}, or a task
@@ -21,9 +22,15 @@ public final class InstanceMain {
     }
 
     public static void main(String[] args) {
-        // User classes (components, groupings, Kryo serializers) live in the application
-        // class loader beside the shim: resolve them there whatever thread asks.
-        Thread.currentThread().setContextClassLoader(InstanceMain.class.getClassLoader());
+        // User classes (components, groupings, Kryo serializers) live in the topology's class
+        // loader below the shim (egret.topology.classpath): every thread resolves them there.
+        try {
+            TopologyClassLoader.install();
+        } catch (java.io.UncheckedIOException e) {
+            LOG.error("{}; exiting", e.getMessage());
+            System.exit(Instance.EXIT_BAD_SETUP);
+            return;
+        }
         String socket = System.getenv("EGRET_SM_SOCKET");
         String instanceId = System.getenv("EGRET_INSTANCE_ID");
         String tokenHex = System.getenv("EGRET_TOPOLOGY_TOKEN");

@@ -1,6 +1,7 @@
 package dev.egret.instance;
 
 import dev.egret.logging.ExecutorLogs;
+import dev.egret.runtime.TopologyClassLoader;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
@@ -52,7 +53,8 @@ public final class JniHost {
             }
             runRestarting(instanceId, frameMaxBytes);
         }, "executor-" + instanceId);
-        t.setContextClassLoader(JniHost.class.getClassLoader());
+        // The topology's jars (egret.topology.classpath), one loader for all the JVM's executors.
+        t.setContextClassLoader(TopologyClassLoader.current());
         t.start();
     }
 
