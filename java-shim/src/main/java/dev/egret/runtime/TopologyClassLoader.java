@@ -75,8 +75,9 @@ public final class TopologyClassLoader extends URLClassLoader {
 
     /**
      * The JVM's topology class loader, made the calling thread's context class loader (threads
-     * it starts inherit it): built on the first call from {@value #PROPERTY}; when that property
-     * is unset or empty (the topology's jar is on the class path), the application class loader.
+     * it starts inherit it), built on the first call from {@value #PROPERTY}. When that property
+     * is unset or empty (the topology's jar is on the class path), the calling thread's context
+     * class loader is left as it is and returned (the application class loader if it has none).
      *
      * @throws UncheckedIOException naming the jar that cannot be read
      */
@@ -86,12 +87,16 @@ public final class TopologyClassLoader extends URLClassLoader {
         return loader;
     }
 
-    /** What {@link #install()} installs, without touching the calling thread. */
+    /**
+     * What {@link #install()} installs, without touching the calling thread: the topology class
+     * loader, or without {@value #PROPERTY} the thread's context class loader (else the
+     * application class loader).
+     */
     public static ClassLoader current() {
-        ClassLoader app = TopologyClassLoader.class.getClassLoader();
         List<Path> paths = configuredJars();
         if (paths.isEmpty()) {
-            return app;
+            ClassLoader context = Thread.currentThread().getContextClassLoader();
+            return context != null ? context : TopologyClassLoader.class.getClassLoader();
         }
         TopologyClassLoader l = installed;
         if (l == null) {
@@ -99,7 +104,7 @@ public final class TopologyClassLoader extends URLClassLoader {
                 l = installed;
                 if (l == null) {
                     try {
-                        l = new TopologyClassLoader(paths, app);
+                        l = new TopologyClassLoader(paths, TopologyClassLoader.class.getClassLoader());
                     } catch (IOException e) {
                         throw new UncheckedIOException("cannot read the topology's jar: " + e.getMessage(), e);
                     }

@@ -240,13 +240,22 @@ class TopologyClassLoaderTest {
     }
 
     @Test
-    void withoutThePropertyTheApplicationClassLoaderServes() {
+    void withoutThePropertyTheContextClassLoaderStays() {
         String before = System.getProperty(TopologyClassLoader.PROPERTY);
         System.clearProperty(TopologyClassLoader.PROPERTY);
+        Thread thread = Thread.currentThread();
+        ClassLoader saved = thread.getContextClassLoader();
+        ClassLoader own = new ClassLoader(PLATFORM) {
+        };
         try {
             assertTrue(TopologyClassLoader.configuredJars().isEmpty());
+            thread.setContextClassLoader(own);
+            assertSame(own, TopologyClassLoader.install());
+            assertSame(own, thread.getContextClassLoader());
+            thread.setContextClassLoader(null);
             assertSame(TopologyClassLoader.class.getClassLoader(), TopologyClassLoader.current());
         } finally {
+            thread.setContextClassLoader(saved);
             if (before != null) {
                 System.setProperty(TopologyClassLoader.PROPERTY, before);
             }
