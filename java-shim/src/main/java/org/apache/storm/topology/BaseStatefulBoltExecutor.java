@@ -2,8 +2,10 @@ package org.apache.storm.topology;
 
 import dev.egret.instance.StateChannel;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import org.apache.storm.spout.CheckPointState.Action;
 import org.apache.storm.spout.CheckpointSpout;
 import org.apache.storm.task.OutputCollector;
@@ -30,6 +32,14 @@ public abstract class BaseStatefulBoltExecutor implements IRichBolt {
     /** Effectively once: the connection epoch of the last ROLLBACK handled (0: none). */
     private transient long cleanEpoch;
     private transient Map<TransactionRequest, Integer> transactionRequestCount;
+    /**
+     * Effectively once: the input tasks each action has come from, in place of Storm's count.
+     * A checkpoint spout that recovers sends an action again with the same txid; a count would
+     * add a copy left from the earlier round (its other copies lost with a killed process) to
+     * the new round's, and the action would run before the last input's copy: tuples that input
+     * sent before it (replayed after a ROLLBACK) would then run after it, counted twice.
+     */
+    private transient Map<TransactionRequest, Set<Integer>> arrivals;
 
     /** Sets up the checkpoint alignment for this task. */
     protected void init(TopologyContext context, OutputCollector collector) {
@@ -37,6 +47,7 @@ public abstract class BaseStatefulBoltExecutor implements IRichBolt {
         this.checkpointInputTaskCount = StateChannel.checkpointInputTasks(context);
         this.taskId = context.getThisTaskId();
         this.transactionRequestCount = new HashMap<>();
+        this.arrivals = new HashMap<>();
         this.lastTxid = Long.MIN_VALUE;
     }
 
@@ -52,7 +63,7 @@ public abstract class BaseStatefulBoltExecutor implements IRichBolt {
     private void processCheckpoint(Tuple input) {
         Action action = (Action) input.getValueByField(CheckpointSpout.CHECKPOINT_FIELD_ACTION);
         long txid = input.getLongByField(CheckpointSpout.CHECKPOINT_FIELD_TXID);
-        if (!allInputsArrived(action, txid)) {
+        if (!allInputsArrived(action, txid, input.getSourceTask())) {
             LOG.debug("Waiting for action {}, txid {} from all {} input tasks", action, txid,
                     checkpointInputTaskCount);
             collector.ack(input);
@@ -93,8 +104,22 @@ public abstract class BaseStatefulBoltExecutor implements IRichBolt {
         }
     }
 
-    private boolean allInputsArrived(Action action, long txid) {
+    private boolean allInputsArrived(Action action, long txid, int sourceTask) {
         TransactionRequest request = new TransactionRequest(action, txid);
+        if (StateChannel.effectivelyOnce()) {
+            Set<Integer> from = arrivals.computeIfAbsent(request, r -> new HashSet<>());
+            from.add(sourceTask);
+            if (from.size() < checkpointInputTaskCount) {
+                return false;
+            }
+            arrivals.remove(request);
+            if (action == Action.ROLLBACK) {
+                // Every input delivered the ROLLBACK after everything it sent before: what is
+                // left here is from rounds the rollback ended, and must not count in the next.
+                arrivals.clear();
+            }
+            return true;
+        }
         int count = transactionRequestCount.merge(request, 1, Integer::sum);
         if (count >= checkpointInputTaskCount) {
             transactionRequestCount.remove(request);
