@@ -1,10 +1,19 @@
 package dev.egret.runtime;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParseException;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.core.JsonToken;
+import java.io.IOException;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
 import java.lang.reflect.Array;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -20,12 +29,15 @@ import java.util.Map;
  * String, Character, collections and arrays of those, maps with String keys); anything
  * else is refused with the key path and the offending class, as Storm refuses a
  * non-JSON-serializable config.
+ *
+ * <p>It reads and writes with jackson-core's streaming parser and generator, not jackson-databind's
+ * {@code ObjectMapper}: every JVM of a topology parses configs as it starts, and the mapper alone
+ * loads some 400 classes (about 2.5 MB of class data per JVM). The result is the mapper's with
+ * {@code USE_LONG_FOR_INTS} and {@code FAIL_ON_TRAILING_TOKENS}: an integer past a long is
+ * refused, a repeated key keeps its last value.
  */
 public final class ConfigJson {
-    private static final ObjectMapper MAPPER = new ObjectMapper()
-            .enable(DeserializationFeature.USE_LONG_FOR_INTS)
-            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-            .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS);
+    private static final JsonFactory FACTORY = new JsonFactory();
 
     private ConfigJson() {
     }
@@ -41,7 +53,7 @@ public final class ConfigJson {
             return new LinkedHashMap<>();
         }
         try {
-            Object v = MAPPER.readValue(json, Object.class);
+            Object v = parseValue(json);
             if (v == null) {
                 return new LinkedHashMap<>();
             }
@@ -56,7 +68,60 @@ public final class ConfigJson {
 
     /** Parses any JSON value (used for {@code -c} option values). */
     public static Object parseValue(String json) throws JsonProcessingException {
-        return MAPPER.readValue(json, Object.class);
+        try (JsonParser p = FACTORY.createParser(json)) {
+            JsonToken first = p.nextToken();
+            if (first == null) {
+                throw new JsonParseException(p, "No content to map due to end-of-input");
+            }
+            Object value = read(p, first);
+            JsonToken trailing = p.nextToken();
+            if (trailing != null) {
+                throw new JsonParseException(p, "Trailing token (of type " + trailing
+                        + ") found after value (bound as `java.lang.Object`): not allowed as per"
+                        + " `DeserializationFeature.FAIL_ON_TRAILING_TOKENS`");
+            }
+            return value;
+        } catch (JsonProcessingException e) {
+            throw e;
+        } catch (IOException e) {
+            // Reading a String: no I/O can fail.
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static Object read(JsonParser p, JsonToken t) throws IOException {
+        switch (t) {
+            case START_OBJECT: {
+                Map<String, Object> out = new LinkedHashMap<>();
+                for (JsonToken k = p.nextToken(); k != JsonToken.END_OBJECT; k = p.nextToken()) {
+                    String name = p.currentName();
+                    out.put(name, read(p, p.nextToken()));
+                }
+                return out;
+            }
+            case START_ARRAY: {
+                List<Object> out = new ArrayList<>();
+                for (JsonToken v = p.nextToken(); v != JsonToken.END_ARRAY; v = p.nextToken()) {
+                    out.add(read(p, v));
+                }
+                return out;
+            }
+            case VALUE_STRING:
+                return p.getText();
+            case VALUE_NUMBER_INT:
+                // As the mapper with USE_LONG_FOR_INTS: past a long, refused.
+                return p.getLongValue();
+            case VALUE_NUMBER_FLOAT:
+                return p.getDoubleValue();
+            case VALUE_TRUE:
+                return Boolean.TRUE;
+            case VALUE_FALSE:
+                return Boolean.FALSE;
+            case VALUE_NULL:
+                return null;
+            default:
+                throw new JsonParseException(p, "Unexpected token " + t);
+        }
     }
 
     /**
@@ -66,10 +131,55 @@ public final class ConfigJson {
      */
     public static String toJson(Map<String, ?> conf) {
         Object normalized = normalize(conf == null ? Map.of() : conf, "");
-        try {
-            return MAPPER.writeValueAsString(normalized);
+        StringWriter out = new StringWriter();
+        try (JsonGenerator g = FACTORY.createGenerator(out)) {
+            write(g, normalized);
         } catch (JsonProcessingException e) {
             throw new IllegalArgumentException("config cannot be written as JSON: " + e.getOriginalMessage(), e);
+        } catch (IOException e) {
+            // Writing to a String: no I/O can fail.
+            throw new UncheckedIOException(e);
+        }
+        return out.toString();
+    }
+
+    /** Writes a value {@link #normalize} returned, as the mapper writes it. */
+    private static void write(JsonGenerator g, Object v) throws IOException {
+        if (v == null) {
+            g.writeNull();
+        } else if (v instanceof String) {
+            g.writeString((String) v);
+        } else if (v instanceof Boolean) {
+            g.writeBoolean((Boolean) v);
+        } else if (v instanceof Integer || v instanceof Short || v instanceof Byte || v instanceof AtomicInteger) {
+            g.writeNumber(((Number) v).intValue());
+        } else if (v instanceof Long || v instanceof AtomicLong) {
+            g.writeNumber(((Number) v).longValue());
+        } else if (v instanceof Double) {
+            g.writeNumber((Double) v);
+        } else if (v instanceof Float) {
+            g.writeNumber((Float) v);
+        } else if (v instanceof BigInteger) {
+            g.writeNumber((BigInteger) v);
+        } else if (v instanceof BigDecimal) {
+            g.writeNumber((BigDecimal) v);
+        } else if (v instanceof Number) {
+            g.writeNumber(v.toString());
+        } else if (v instanceof Map) {
+            g.writeStartObject();
+            for (Map.Entry<?, ?> e : ((Map<?, ?>) v).entrySet()) {
+                g.writeFieldName((String) e.getKey());
+                write(g, e.getValue());
+            }
+            g.writeEndObject();
+        } else if (v instanceof List) {
+            g.writeStartArray();
+            for (Object o : (List<?>) v) {
+                write(g, o);
+            }
+            g.writeEndArray();
+        } else {
+            throw new IllegalStateException("not normalized: " + v.getClass().getName());
         }
     }
 
