@@ -310,51 +310,56 @@ final class JarIndex implements AutoCloseable {
         long[] sizes = new long[n];
         java.util.BitSet versioned = new java.util.BitSet();
         ChunkReader in = new ChunkReader(channel, cenOffset + shift, cenSize);
+        // Plain array reads (not ByteBuffer getters): this runs as a JVM starts, interpreted.
         for (int i = 0; i < n; i++) {
-            ByteBuffer b = in.need(CEN_HEADER);
-            int p = b.position();
-            if (b.getInt(p) != CEN_SIG) {
+            in.need(CEN_HEADER);
+            byte[] b = in.buf;
+            int p = in.pos;
+            if (u32(b, p) != (CEN_SIG & 0xffffffffL)) {
                 throw new ZipException("entry " + i + " of the central directory has a bad signature");
             }
-            int method = b.getShort(p + 10) & 0xffff;
-            long csize = b.getInt(p + 20) & 0xffffffffL;
-            long size = b.getInt(p + 24) & 0xffffffffL;
-            int nameLen = b.getShort(p + 28) & 0xffff;
-            int extraLen = b.getShort(p + 30) & 0xffff;
-            int commentLen = b.getShort(p + 32) & 0xffff;
-            long locOffset = b.getInt(p + 42) & 0xffffffffL;
-            b.position(p + CEN_HEADER);
-            b = in.need(nameLen + extraLen + commentLen);
-            p = b.position();
-            int h = hash(b.array(), b.arrayOffset() + p, nameLen);
-            noteVersion(b.array(), b.arrayOffset() + p, nameLen, versioned);
+            int method = u16(b, p + 10);
+            long csize = u32(b, p + 20);
+            long size = u32(b, p + 24);
+            int nameLen = u16(b, p + 28);
+            int extraLen = u16(b, p + 30);
+            int commentLen = u16(b, p + 32);
+            long locOffset = u32(b, p + 42);
+            in.pos = p + CEN_HEADER;
+            in.need(nameLen + extraLen + commentLen);
+            b = in.buf;
+            p = in.pos;
+            int h = hash(b, p, nameLen);
+            if (nameLen > VERSIONS_BYTES.length && b[p] == 'M') {
+                noteVersion(b, p, nameLen, versioned);
+            }
             if (size == 0xffffffffL || csize == 0xffffffffL || locOffset == 0xffffffffL) {
                 // The ZIP64 extra field holds, in this order, those of the three that overflow.
                 int x = p + nameLen;
                 int xEnd = x + extraLen;
                 while (x + 4 <= xEnd) {
-                    int tag = b.getShort(x) & 0xffff;
-                    int len = b.getShort(x + 2) & 0xffff;
+                    int tag = u16(b, x);
+                    int len = u16(b, x + 2);
                     if (tag == 0x0001) {
                         int f = x + 4;
                         int fEnd = Math.min(f + len, xEnd);
                         if (size == 0xffffffffL && f + 8 <= fEnd) {
-                            size = b.getLong(f);
+                            size = u64(b, f);
                             f += 8;
                         }
                         if (csize == 0xffffffffL && f + 8 <= fEnd) {
-                            csize = b.getLong(f);
+                            csize = u64(b, f);
                             f += 8;
                         }
                         if (locOffset == 0xffffffffL && f + 8 <= fEnd) {
-                            locOffset = b.getLong(f);
+                            locOffset = u64(b, f);
                         }
                         break;
                     }
                     x += 4 + len;
                 }
             }
-            b.position(p + nameLen + extraLen + commentLen);
+            in.pos = p + nameLen + extraLen + commentLen;
             if (method != STORED && method != DEFLATED) {
                 // Neither the JDK's class loaders nor this one can read it: left out of the index.
                 method = 0xff;
@@ -394,7 +399,10 @@ final class JarIndex implements AutoCloseable {
         private final FileChannel channel;
         private long next;
         private final long end;
-        private ByteBuffer buf = ByteBuffer.allocate(CHUNK).order(ByteOrder.LITTLE_ENDIAN).limit(0);
+        /** The chunk; {@link #pos} is the next unread byte, {@link #limit} the end of what was read. */
+        byte[] buf = new byte[CHUNK];
+        int pos;
+        int limit;
 
         ChunkReader(FileChannel channel, long start, long length) {
             this.channel = channel;
@@ -402,32 +410,43 @@ final class JarIndex implements AutoCloseable {
             this.end = start + length;
         }
 
-        /** The buffer, positioned at the next unread byte, with at least {@code n} bytes after it. */
-        ByteBuffer need(int n) throws IOException {
-            if (buf.remaining() >= n) {
-                return buf;
+        /** Makes at least {@code n} bytes readable from {@link #pos}. */
+        void need(int n) throws IOException {
+            if (limit - pos >= n) {
+                return;
             }
-            if (n > buf.capacity()) {
-                ByteBuffer bigger = ByteBuffer.allocate(n).order(ByteOrder.LITTLE_ENDIAN);
-                bigger.put(buf).flip();
-                buf = bigger;
-            }
-            buf.compact();
-            while (buf.position() < n) {
-                int want = (int) Math.min(buf.remaining(), end - next);
+            int kept = limit - pos;
+            byte[] into = n > buf.length ? new byte[n] : buf;
+            System.arraycopy(buf, pos, into, 0, kept);
+            buf = into;
+            pos = 0;
+            limit = kept;
+            while (limit < n) {
+                int want = (int) Math.min(buf.length - limit, end - next);
                 if (want <= 0) {
                     throw new ZipException("the central directory ends inside an entry");
                 }
-                int got = channel.read(ByteBuffer.wrap(buf.array(), buf.position(), want), next);
+                int got = channel.read(ByteBuffer.wrap(buf, limit, want), next);
                 if (got < 0) {
                     throw new EOFException("the jar ends inside its central directory");
                 }
                 next += got;
-                buf.position(buf.position() + got);
+                limit += got;
             }
-            buf.flip();
-            return buf;
         }
+    }
+
+    private static int u16(byte[] b, int at) {
+        return (b[at] & 0xff) | (b[at + 1] & 0xff) << 8;
+    }
+
+    private static long u32(byte[] b, int at) {
+        return ((b[at] & 0xff) | (b[at + 1] & 0xff) << 8 | (b[at + 2] & 0xff) << 16 | (long) (b[at + 3] & 0xff) << 24)
+                & 0xffffffffL;
+    }
+
+    private static long u64(byte[] b, int at) {
+        return u32(b, at) | u32(b, at + 4) << 32;
     }
 
     // ---- entries ----------------------------------------------------------------------------
