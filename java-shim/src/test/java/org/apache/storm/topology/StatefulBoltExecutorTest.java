@@ -159,21 +159,29 @@ class StatefulBoltExecutorTest {
         assertEquals(List.of("rollback", "init:0", "prepare:1", "commit:1", "prepare:2", "rollback"), bolt.hooks);
     }
 
-    @Test
-    void forwarderWaitsForTheCheckpointFromEveryInputTask() throws Exception {
+    /** spout -> sum (2 tasks) -> sink: the sink reads {@code $checkpoint} from two input tasks. */
+    private static TopologyView twoInputTasks() throws Exception {
         TopologyBuilder b = new TopologyBuilder();
         b.setSpout("spout", new Fakes.ValueSpout(), 1);
         b.setBolt("sum", new SumBolt(), 2).shuffleGrouping("spout");
         b.setBolt("sink", new Sink(), 1).shuffleGrouping("sum");
-        TopologyView view = Fakes.view(b);
+        return Fakes.view(b);
+    }
+
+    /** A checkpoint tuple from the {@code index}-th task of "sum" to the sink. */
+    private static Tuple fromSum(TopologyView view, int index, long txid, Action action) {
+        return new org.apache.storm.tuple.TupleImpl(Fakes.context(view, "sink"), List.of(txid, action), "sum",
+                view.tasksOf("sum").get(index), CheckpointSpout.CHECKPOINT_STREAM_ID);
+    }
+
+    @Test
+    void forwarderWaitsForTheCheckpointFromEveryInputTask() throws Exception {
+        TopologyView view = twoInputTasks();
         CheckpointTupleForwarder fwd = new CheckpointTupleForwarder(new Sink());
         Fakes.Collector out = new Fakes.Collector();
         fwd.prepare(new HashMap<>(), Fakes.context(view, "sink"), new OutputCollector(out));
-        List<Integer> sumTasks = view.tasksOf("sum");
-        Tuple first = new org.apache.storm.tuple.TupleImpl(Fakes.context(view, "sink"), List.of(3L, Action.PREPARE),
-                "sum", sumTasks.get(0), CheckpointSpout.CHECKPOINT_STREAM_ID);
-        Tuple second = new org.apache.storm.tuple.TupleImpl(Fakes.context(view, "sink"),
-                List.of(3L, Action.PREPARE), "sum", sumTasks.get(1), CheckpointSpout.CHECKPOINT_STREAM_ID);
+        Tuple first = fromSum(view, 0, 3L, Action.PREPARE);
+        Tuple second = fromSum(view, 1, 3L, Action.PREPARE);
         fwd.execute(first);
         assertTrue(out.emits.isEmpty(), "one of two input tasks: not yet");
         assertEquals(List.of(first), out.acked);
@@ -186,36 +194,28 @@ class StatefulBoltExecutorTest {
 
     @Test
     void effectivelyOnceAnActionWaitsForEveryInputTaskOfItsRoundAfterARollback() throws Exception {
-        TopologyBuilder b = new TopologyBuilder();
-        b.setSpout("spout", new Fakes.ValueSpout(), 1);
-        b.setBolt("sum", new SumBolt(), 2).shuffleGrouping("spout");
-        b.setBolt("sink", new Sink(), 1).shuffleGrouping("sum");
-        TopologyView view = Fakes.view(b);
+        TopologyView view = twoInputTasks();
         CheckpointTupleForwarder fwd = new CheckpointTupleForwarder(new Sink());
         Fakes.Collector out = new Fakes.Collector();
         dev.egret.instance.EffectivelyOnceMode.set(true);
         try {
             fwd.prepare(new HashMap<>(), Fakes.context(view, "sink"), new OutputCollector(out));
-            List<Integer> sumTasks = view.tasksOf("sum");
-            java.util.function.BiFunction<Integer, Object[], Tuple> from = (task, v) ->
-                    new org.apache.storm.tuple.TupleImpl(Fakes.context(view, "sink"), List.of(v), "sum",
-                            sumTasks.get(task), CheckpointSpout.CHECKPOINT_STREAM_ID);
             // A PREPARE whose other copy was lost with a killed process; the round rolls back.
-            fwd.execute(from.apply(0, new Object[] {3L, Action.PREPARE}));
-            fwd.execute(from.apply(0, new Object[] {3L, Action.ROLLBACK}));
+            fwd.execute(fromSum(view, 0, 3L, Action.PREPARE));
+            fwd.execute(fromSum(view, 0, 3L, Action.ROLLBACK));
             // The ROLLBACK is sent again (its first round failed): the first task's copy of the
             // new round is not the second task's.
-            fwd.execute(from.apply(0, new Object[] {3L, Action.ROLLBACK}));
+            fwd.execute(fromSum(view, 0, 3L, Action.ROLLBACK));
             assertTrue(out.emits.isEmpty(), "one input task's ROLLBACK, twice: not yet");
-            fwd.execute(from.apply(1, new Object[] {3L, Action.ROLLBACK}));
+            fwd.execute(fromSum(view, 1, 3L, Action.ROLLBACK));
             assertEquals(List.of(List.of(3L, Action.ROLLBACK)), emitted(out));
-            fwd.execute(from.apply(1, new Object[] {2L, Action.INITSTATE}));
-            fwd.execute(from.apply(0, new Object[] {2L, Action.INITSTATE}));
+            fwd.execute(fromSum(view, 1, 2L, Action.INITSTATE));
+            fwd.execute(fromSum(view, 0, 2L, Action.INITSTATE));
             assertEquals(2, out.emits.size());
             // The PREPARE of txid 3 again: the copy left from before the rollback does not count.
-            fwd.execute(from.apply(0, new Object[] {3L, Action.PREPARE}));
+            fwd.execute(fromSum(view, 0, 3L, Action.PREPARE));
             assertEquals(2, out.emits.size(), "the first task's PREPARE of the new round alone: not yet");
-            fwd.execute(from.apply(1, new Object[] {3L, Action.PREPARE}));
+            fwd.execute(fromSum(view, 1, 3L, Action.PREPARE));
             assertEquals(List.of(3L, Action.PREPARE), out.emits.get(2).values);
             assertEquals(3, out.emits.size());
             assertTrue(out.failed.isEmpty(), out.failed.toString());
