@@ -1,17 +1,15 @@
 package dev.egret.runtime;
 
 import java.io.ByteArrayInputStream;
-import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.RandomAccessFile;
 import java.net.MalformedURLException;
 import java.net.URL;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.jar.Attributes;
 import java.util.jar.Manifest;
@@ -28,8 +26,9 @@ import java.util.zip.ZipException;
  * 1 MiB chunks, and keeps 20 bytes per entry: a hash of the name, where the entry's local
  * header is, its compression method and its two sizes, sorted by hash. A lookup is a binary
  * search; a hit is confirmed by the name in the entry's local header, which is read anyway to
- * find the data (so two names with one hash are told apart). Reads are positional reads of a
- * {@link FileChannel}, safe from any thread.
+ * find the data (so two names with one hash are told apart). Reads seek and read a {@link
+ * RandomAccessFile} under its lock, from any thread: not a {@code FileChannel}, which an
+ * interrupted reader closes for every thread after it (as the JDK's {@code ZipFile} does not).
  *
  * <p>What {@code JarFile} does that matters to class loading is kept: names are UTF-8; the last
  * of two entries with one name wins; ZIP64 jars (more than 65 535 entries, or offsets past
@@ -55,7 +54,8 @@ final class JarIndex implements AutoCloseable {
     private static final String MANIFEST = "META-INF/MANIFEST.MF";
 
     private final Path path;
-    private final FileChannel channel;
+    private final RandomAccessFile file;
+    private final long fileSize;
     private final URL url;
     /** Name hashes, sorted; equal hashes keep the central directory's order. */
     private final int[] hashes;
@@ -68,10 +68,11 @@ final class JarIndex implements AutoCloseable {
     private final int[] versions;
     private java.util.jar.JarFile jarFile;
 
-    private JarIndex(Path path, FileChannel channel, int[] hashes, long[] where, long[] sizes,
+    private JarIndex(Path path, RandomAccessFile file, long fileSize, int[] hashes, long[] where, long[] sizes,
             java.util.BitSet versioned) throws IOException {
         this.path = path;
-        this.channel = channel;
+        this.file = file;
+        this.fileSize = fileSize;
         this.url = path.toUri().toURL();
         this.hashes = hashes;
         this.where = where;
@@ -83,14 +84,17 @@ final class JarIndex implements AutoCloseable {
 
     /** Opens {@code jar} and reads its central directory into the index. */
     static JarIndex open(Path jar) throws IOException {
-        FileChannel channel = FileChannel.open(jar, StandardOpenOption.READ);
+        RandomAccessFile file = new RandomAccessFile(jar.toFile(), "r");
         try {
-            return read(jar.toAbsolutePath(), channel);
-        } catch (IOException | RuntimeException e) {
-            channel.close();
-            if (e instanceof ZipException) {
-                throw new ZipException(jar + ": " + e.getMessage());
-            }
+            return read(jar.toAbsolutePath(), file);
+        } catch (ZipException e) {
+            file.close();
+            throw new ZipException(jar + ": " + e.getMessage());
+        } catch (IOException e) {
+            file.close();
+            throw new IOException(jar + ": " + e.getMessage(), e);
+        } catch (RuntimeException e) {
+            file.close();
             throw e;
         }
     }
@@ -240,7 +244,7 @@ final class JarIndex implements AutoCloseable {
     @Override
     public synchronized void close() throws IOException {
         try {
-            channel.close();
+            file.close();
         } finally {
             if (jarFile != null) {
                 jarFile.close();
@@ -255,15 +259,15 @@ final class JarIndex implements AutoCloseable {
 
     // ---- reading the central directory --------------------------------------------------
 
-    private static JarIndex read(Path path, FileChannel channel) throws IOException {
-        long fileSize = channel.size();
+    private static JarIndex read(Path path, RandomAccessFile file) throws IOException {
+        long fileSize = file.length();
         if (fileSize < END_HEADER) {
             throw new ZipException("not a zip file (" + fileSize + " bytes)");
         }
         // The end record: the last END_SIG within the last 64 KiB + 22 bytes (its comment).
         int tailLen = (int) Math.min(fileSize, END_HEADER + 0xffff);
         ByteBuffer tail = ByteBuffer.allocate(tailLen).order(ByteOrder.LITTLE_ENDIAN);
-        readFully(channel, fileSize - tailLen, tail.array(), 0, tailLen);
+        readFully(file, fileSize - tailLen, tail.array(), 0, tailLen);
         int endAt = -1;
         for (int i = tailLen - END_HEADER; i >= 0; i--) {
             if (tail.getInt(i) == END_SIG && i + END_HEADER + (tail.getShort(i + 20) & 0xffff) <= tailLen) {
@@ -282,12 +286,12 @@ final class JarIndex implements AutoCloseable {
         // ZIP64: the locator just before the end record points at the ZIP64 end record.
         if (endPos >= ZIP64_LOC_SIZE) {
             ByteBuffer loc = ByteBuffer.allocate(ZIP64_LOC_SIZE).order(ByteOrder.LITTLE_ENDIAN);
-            readFully(channel, classicEnd - ZIP64_LOC_SIZE, loc.array(), 0, ZIP64_LOC_SIZE);
+            readFully(file, classicEnd - ZIP64_LOC_SIZE, loc.array(), 0, ZIP64_LOC_SIZE);
             if (loc.getInt(0) == ZIP64_LOC_SIG) {
                 long z64 = loc.getLong(8);
                 ByteBuffer rec = ByteBuffer.allocate(56).order(ByteOrder.LITTLE_ENDIAN);
                 if (z64 >= 0 && z64 + 56 <= classicEnd) {
-                    readFully(channel, z64, rec.array(), 0, 56);
+                    readFully(file, z64, rec.array(), 0, 56);
                     if (rec.getInt(0) == ZIP64_END_SIG) {
                         total = rec.getLong(32);
                         cenSize = rec.getLong(40);
@@ -309,7 +313,7 @@ final class JarIndex implements AutoCloseable {
         long[] where = new long[n];
         long[] sizes = new long[n];
         java.util.BitSet versioned = new java.util.BitSet();
-        ChunkReader in = new ChunkReader(channel, cenOffset + shift, cenSize);
+        ChunkReader in = new ChunkReader(file, cenOffset + shift, cenSize);
         // Plain array reads (not ByteBuffer getters): this runs as a JVM starts, interpreted.
         for (int i = 0; i < n; i++) {
             in.need(CEN_HEADER);
@@ -391,12 +395,12 @@ final class JarIndex implements AutoCloseable {
             sortedWhere = Arrays.copyOf(sortedWhere, kept);
             sortedSizes = Arrays.copyOf(sortedSizes, kept);
         }
-        return new JarIndex(path, channel, hashes, sortedWhere, sortedSizes, versioned);
+        return new JarIndex(path, file, fileSize, hashes, sortedWhere, sortedSizes, versioned);
     }
 
     /** Reads a region of the file in chunks, with a header and its variable part always whole. */
     private static final class ChunkReader {
-        private final FileChannel channel;
+        private final RandomAccessFile file;
         private long next;
         private final long end;
         /** The chunk; {@link #pos} is the next unread byte, {@link #limit} the end of what was read. */
@@ -404,8 +408,8 @@ final class JarIndex implements AutoCloseable {
         int pos;
         int limit;
 
-        ChunkReader(FileChannel channel, long start, long length) {
-            this.channel = channel;
+        ChunkReader(RandomAccessFile file, long start, long length) {
+            this.file = file;
             this.next = start;
             this.end = start + length;
         }
@@ -426,12 +430,9 @@ final class JarIndex implements AutoCloseable {
                 if (want <= 0) {
                     throw new ZipException("the central directory ends inside an entry");
                 }
-                int got = channel.read(ByteBuffer.wrap(buf, limit, want), next);
-                if (got < 0) {
-                    throw new EOFException("the jar ends inside its central directory");
-                }
-                next += got;
-                limit += got;
+                readFully(file, next, buf, limit, want);
+                next += want;
+                limit += want;
             }
         }
     }
@@ -454,7 +455,7 @@ final class JarIndex implements AutoCloseable {
     private boolean nameAt(int e, byte[] name) throws IOException {
         byte[] head = new byte[LOC_HEADER + name.length];
         long at = where[e] & 0x00ffffffffffffffL;
-        if (at + head.length > channel.size()) {
+        if (at + head.length > fileSize) {
             return false;
         }
         readFully(at, head, 0, head.length);
@@ -482,19 +483,14 @@ final class JarIndex implements AutoCloseable {
     }
 
     private void readFully(long position, byte[] into, int off, int len) throws IOException {
-        readFully(channel, position, into, off, len);
+        readFully(file, position, into, off, len);
     }
 
-    private static void readFully(FileChannel ch, long position, byte[] into, int off, int len)
+    private static void readFully(RandomAccessFile f, long position, byte[] into, int off, int len)
             throws IOException {
-        ByteBuffer b = ByteBuffer.wrap(into, off, len);
-        long p = position;
-        while (b.hasRemaining()) {
-            int got = ch.read(b, p);
-            if (got < 0) {
-                throw new EOFException("the jar ends at " + p + " inside an entry");
-            }
-            p += got;
+        synchronized (f) {
+            f.seek(position);
+            f.readFully(into, off, len);
         }
     }
 

@@ -240,6 +240,23 @@ class TopologyClassLoaderTest {
     }
 
     @Test
+    void anInterruptedReaderLeavesTheJarReadableForEveryoneElse() throws Exception {
+        Path jar = appJar(false);
+        try (TopologyClassLoader ours = new TopologyClassLoader(List.of(jar), PLATFORM)) {
+            Thread.currentThread().interrupt();
+            try {
+                // A FileChannel would throw ClosedByInterruptException here, and stay closed.
+                assertEquals("stored body", new String(read(ours.getResource("conf/stored.txt")),
+                        StandardCharsets.UTF_8));
+            } finally {
+                assertTrue(Thread.interrupted(), "the interrupt is left to its owner");
+            }
+            assertNotNull(ours.loadClass(GREETER));
+            assertEquals("spaced", new String(read(ours.getResource("conf/with space #1.txt")), StandardCharsets.UTF_8));
+        }
+    }
+
+    @Test
     void withoutThePropertyTheContextClassLoaderStays() {
         String before = System.getProperty(TopologyClassLoader.PROPERTY);
         System.clearProperty(TopologyClassLoader.PROPERTY);
