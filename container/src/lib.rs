@@ -160,9 +160,7 @@ impl JvmSettings {
             class_archive,
         })
     }
-}
 
-impl JvmSettings {
     /// The topology's own jars, in class-path order: its jar, then
     /// `egret.instance.classpath.extra`.
     pub fn topology_jars(&self, dir: &TopologyDir) -> Vec<PathBuf> {
