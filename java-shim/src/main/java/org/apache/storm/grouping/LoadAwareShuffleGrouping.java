@@ -301,7 +301,10 @@ public class LoadAwareShuffleGrouping implements LoadAwareCustomStreamGrouping, 
         } else {
             String name = ObjectReader.getString(plugin);
             try {
-                mapping = (DNSToSwitchMapping) Class.forName(name).getConstructor().newInstance();
+                // The user's class comes from the topology's class loader, the thread's context one.
+                ClassLoader cl = Thread.currentThread().getContextClassLoader();
+                mapping = (DNSToSwitchMapping) Class.forName(name, true,
+                        cl != null ? cl : LoadAwareShuffleGrouping.class.getClassLoader()).getConstructor().newInstance();
             } catch (ReflectiveOperationException | ClassCastException e) {
                 throw new IllegalArgumentException(Config.STORM_NETWORK_TOPOGRAPHY_PLUGIN + " names " + name
                         + ", which is not a DNSToSwitchMapping with a public no-argument constructor", e);
