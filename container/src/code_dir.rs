@@ -28,9 +28,9 @@ pub struct CodeDirError {
     pub reason: String,
 }
 
-/// The jars whose `resources/` are extracted: the class path's jars after the
-/// shim's (the topology jar, then `egret.instance.classpath.extra`), as the shim
-/// looks for them.
+/// The jars whose `resources/` are extracted: the topology's own jars (the
+/// topology jar, then `egret.instance.classpath.extra`), as the shim looks
+/// for them.
 pub fn user_jars(topology_jar: &Path, classpath_extra: &[PathBuf]) -> Vec<PathBuf> {
     std::iter::once(topology_jar)
         .chain(classpath_extra.iter().map(PathBuf::as_path))

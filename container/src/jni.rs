@@ -1,10 +1,11 @@
 //! The JNI bridge's side of a container (`egret.instance.bridge: jni`): the
 //! process that runs the container's stream manager embeds one JVM
 //! (`egret-native`) whose heap is the sum of the container's executors'
-//! heaps, on the class path an instance JVM would have (the shim, the
-//! topology jar, `egret.instance.classpath.extra`: the topology's jar is on
-//! the JVM's own class path, as in Storm's worker, one class loader for the
-//! one topology of the container), and starts the container's executors as
+//! heaps, with the class path and topology jars an instance JVM would have
+//! (the shim on the class path; the topology jar and
+//! `egret.instance.classpath.extra` in the shim's topology class loader, one
+//! for the one topology of the container, as Storm's worker has one class
+//! path), and starts the container's executors as
 //! threads of it, each writing its own `logs/<instance>.log` as its instance
 //! JVM would. Each executor connection reaches the stream manager as an
 //! [`InstanceConnection`], the type the socket's connections become too.
