@@ -119,40 +119,28 @@ final class JarIndex implements AutoCloseable {
         return hashes.length;
     }
 
+    /** An entry found by name: its place in the index, where its data starts, its full name. */
+    record Entry(int index, long data, String name) {}
+
     /**
-     * The position of the entry a class loader reads for {@code name}: with Multi-Release the
-     * highest versioned entry up to the running Java's, else the base entry; -1 if none.
+     * The entry a class loader reads for {@code name}: with Multi-Release the highest versioned
+     * entry up to the running Java's ({@code META-INF/versions/N/name}), else the base entry;
+     * null if none.
      */
-    long find(String name) throws IOException {
+    Entry find(String name) throws IOException {
         if (versions.length > 0 && !name.startsWith("META-INF/")) {
             for (int v : versions) {
-                long at = findExact(VERSIONS + v + "/" + name);
-                if (at >= 0) {
-                    return at;
+                Entry e = findExact(VERSIONS + v + "/" + name);
+                if (e != null) {
+                    return e;
                 }
             }
         }
         return findExact(name);
     }
 
-    /**
-     * The name of the entry a class loader reads for {@code name} ({@code
-     * META-INF/versions/N/name} when a Multi-Release jar has one for this Java), or null.
-     */
-    String resolve(String name) throws IOException {
-        if (versions.length > 0 && !name.startsWith("META-INF/")) {
-            for (int v : versions) {
-                String versioned = VERSIONS + v + "/" + name;
-                if (findExact(versioned) >= 0) {
-                    return versioned;
-                }
-            }
-        }
-        return findExact(name) >= 0 ? name : null;
-    }
-
-    /** The index of the entry named exactly {@code name} (the last of equal names), or -1. */
-    long findExact(String name) throws IOException {
+    /** The entry named exactly {@code name} (the last of equal names), or null. */
+    Entry findExact(String name) throws IOException {
         byte[] bytes = name.getBytes(StandardCharsets.UTF_8);
         int h = hash(bytes, 0, bytes.length);
         int lo = 0;
@@ -171,27 +159,28 @@ final class JarIndex implements AutoCloseable {
             end++;
         }
         for (int i = end - 1; i >= lo; i--) {
-            if (nameAt(i, bytes)) {
-                return i;
+            long data = dataIfNamed(i, bytes);
+            if (data >= 0) {
+                return new Entry(i, data, name);
             }
         }
-        return -1;
+        return null;
     }
 
-    /** The uncompressed size of entry {@code i}. */
-    long sizeOf(long i) {
-        return sizes[(int) i] & 0xffffffffL;
+    /** The uncompressed size of {@code entry}. */
+    long sizeOf(Entry entry) {
+        return sizes[entry.index()] & 0xffffffffL;
     }
 
-    /** The whole of entry {@code i}. */
-    byte[] read(long i) throws IOException {
-        int e = (int) i;
+    /** The whole of {@code entry}. */
+    byte[] read(Entry entry) throws IOException {
+        int e = entry.index();
         long size = sizes[e] & 0xffffffffL;
         long csize = sizes[e] >>> 32;
         if (size > Integer.MAX_VALUE - 8 || csize > Integer.MAX_VALUE - 8) {
             throw new ZipException(path + ": an entry of " + size + " bytes is too large to read whole");
         }
-        long data = dataStart(e);
+        long data = entry.data();
         int method = (int) (where[e] >>> 56);
         if (method == STORED) {
             byte[] out = new byte[(int) size];
@@ -224,9 +213,9 @@ final class JarIndex implements AutoCloseable {
         }
     }
 
-    /** A stream over entry {@code i}. */
-    InputStream open(long i) throws IOException {
-        return new ByteArrayInputStream(read(i));
+    /** A stream over {@code entry}. */
+    InputStream open(Entry entry) throws IOException {
+        return new ByteArrayInputStream(read(entry));
     }
 
     /**
@@ -452,34 +441,28 @@ final class JarIndex implements AutoCloseable {
 
     // ---- entries ----------------------------------------------------------------------------
 
-    private boolean nameAt(int e, byte[] name) throws IOException {
+    /**
+     * Where entry {@code e}'s data starts when its local header names it {@code name}, else -1:
+     * one read of the header and the name.
+     */
+    private long dataIfNamed(int e, byte[] name) throws IOException {
         byte[] head = new byte[LOC_HEADER + name.length];
         long at = where[e] & 0x00ffffffffffffffL;
         if (at + head.length > fileSize) {
-            return false;
+            return -1;
         }
         readFully(at, head, 0, head.length);
         ByteBuffer b = ByteBuffer.wrap(head).order(ByteOrder.LITTLE_ENDIAN);
-        if (b.getInt(0) != LOC_SIG || (b.getShort(26) & 0xffff) != name.length) {
-            return false;
+        if (b.getInt(0) != LOC_SIG || (b.getShort(26) & 0xffff) != name.length
+                || !Arrays.equals(head, LOC_HEADER, head.length, name, 0, name.length)) {
+            return -1;
         }
-        return Arrays.equals(head, LOC_HEADER, head.length, name, 0, name.length);
-    }
-
-    private long dataStart(int e) throws IOException {
-        long at = where[e] & 0x00ffffffffffffffL;
-        byte[] head = new byte[LOC_HEADER];
-        readFully(at, head, 0, LOC_HEADER);
-        ByteBuffer b = ByteBuffer.wrap(head).order(ByteOrder.LITTLE_ENDIAN);
-        if (b.getInt(0) != LOC_SIG) {
-            throw new ZipException(path + ": an entry's local header has a bad signature");
-        }
-        return at + LOC_HEADER + (b.getShort(26) & 0xffff) + (b.getShort(28) & 0xffff);
+        return at + LOC_HEADER + name.length + (b.getShort(28) & 0xffff);
     }
 
     private byte[] readIfPresent(String name) throws IOException {
-        long at = findExact(name);
-        return at < 0 ? null : read(at);
+        Entry e = findExact(name);
+        return e == null ? null : read(e);
     }
 
     private void readFully(long position, byte[] into, int off, int len) throws IOException {

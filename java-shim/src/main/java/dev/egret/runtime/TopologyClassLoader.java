@@ -139,11 +139,11 @@ public final class TopologyClassLoader extends URLClassLoader {
             JarIndex j = jars.get(i);
             byte[] bytes;
             try {
-                long at = j.find(entry);
-                if (at < 0) {
+                JarIndex.Entry found = j.find(entry);
+                if (found == null) {
                     continue;
                 }
-                bytes = j.read(at);
+                bytes = j.read(found);
             } catch (IOException e) {
                 throw new ClassNotFoundException(name + " (cannot read it from " + j.path() + ": " + e.getMessage() + ")", e);
             }
@@ -178,9 +178,9 @@ public final class TopologyClassLoader extends URLClassLoader {
     public URL findResource(String name) {
         for (JarIndex j : jars) {
             try {
-                String actual = j.resolve(name);
-                if (actual != null) {
-                    return j.entryUrl(actual, handler);
+                JarIndex.Entry found = j.find(name);
+                if (found != null) {
+                    return j.entryUrl(found.name(), handler);
                 }
             } catch (IOException e) {
                 // Unreadable here: as the JDK's loaders, not found in this jar.
@@ -193,9 +193,9 @@ public final class TopologyClassLoader extends URLClassLoader {
     public Enumeration<URL> findResources(String name) throws IOException {
         List<URL> found = new ArrayList<>();
         for (JarIndex j : jars) {
-            String actual = j.resolve(name);
-            if (actual != null) {
-                found.add(j.entryUrl(actual, handler));
+            JarIndex.Entry entry = j.find(name);
+            if (entry != null) {
+                found.add(j.entryUrl(entry.name(), handler));
             }
         }
         return Collections.enumeration(found);
@@ -280,7 +280,7 @@ public final class TopologyClassLoader extends URLClassLoader {
     private static final class EntryConnection extends JarURLConnection {
         private final JarIndex jar;
         private final String entry;
-        private long at = -1;
+        private JarIndex.Entry at;
 
         EntryConnection(URL url, JarIndex jar) throws MalformedURLException {
             super(url);
@@ -296,7 +296,7 @@ public final class TopologyClassLoader extends URLClassLoader {
             }
             if (!entry.isEmpty()) {
                 at = jar.find(entry);
-                if (at < 0) {
+                if (at == null) {
                     throw new java.io.FileNotFoundException("JAR entry " + entry + " not found in " + jar.path());
                 }
             }
