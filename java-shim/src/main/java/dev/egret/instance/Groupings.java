@@ -47,14 +47,45 @@ final class Groupings {
         }
         List<List<Integer>> choices = singletons(List.copyOf(targets));
         int n = choices.size();
-        return (task, values) -> {
-            // Storm's TupleUtils.chooseTaskIndex, without building a key list per emit.
-            Object[] keys = new Object[indexes.length];
-            for (int i = 0; i < indexes.length; i++) {
-                keys[i] = values.get(indexes[i]);
-            }
-            return choices.get(Math.floorMod(Arrays.deepHashCode(keys), n));
-        };
+        return (task, values) -> choices.get(Math.floorMod(keyHash(values, indexes), n));
+    }
+
+    /**
+     * Storm's TupleUtils.chooseTaskIndex hash, {@code Arrays.deepHashCode} of the grouping
+     * fields' values, computed without building an array of them per emit.
+     */
+    static int keyHash(List<Object> values, int[] indexes) {
+        int h = 1;
+        for (int index : indexes) {
+            h = 31 * h + deepHash(values.get(index));
+        }
+        return h;
+    }
+
+    /** An element's hash as {@code Arrays.deepHashCode} takes it: arrays by content. */
+    private static int deepHash(Object e) {
+        if (e == null) {
+            return 0;
+        } else if (e instanceof Object[]) {
+            return Arrays.deepHashCode((Object[]) e);
+        } else if (e instanceof byte[]) {
+            return Arrays.hashCode((byte[]) e);
+        } else if (e instanceof short[]) {
+            return Arrays.hashCode((short[]) e);
+        } else if (e instanceof int[]) {
+            return Arrays.hashCode((int[]) e);
+        } else if (e instanceof long[]) {
+            return Arrays.hashCode((long[]) e);
+        } else if (e instanceof char[]) {
+            return Arrays.hashCode((char[]) e);
+        } else if (e instanceof float[]) {
+            return Arrays.hashCode((float[]) e);
+        } else if (e instanceof double[]) {
+            return Arrays.hashCode((double[]) e);
+        } else if (e instanceof boolean[]) {
+            return Arrays.hashCode((boolean[]) e);
+        }
+        return e.hashCode();
     }
 
     static TargetChooser global(List<Integer> targets) {

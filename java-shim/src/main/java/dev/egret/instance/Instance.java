@@ -370,13 +370,15 @@ public final class Instance {
             try {
                 while (true) {
                     byte[] frame = channel.readFrame();
+                    if (InboundBatch.carriesTuples(frame)) {
+                        // Tuples stay bytes until the executor runs them (InboundBatch): a
+                        // queued frame is one array, not an object per tuple and field.
+                        queue.put(frame, frame.length + FrameChannel.LENGTH_BYTES);
+                        continue;
+                    }
                     StreamManagerToInstance m;
                     try {
-                        // Each frame is a new array, never reused: the tuples' bytes may alias
-                        // it instead of being copied out one by one.
-                        com.google.protobuf.CodedInputStream in = com.google.protobuf.CodedInputStream.newInstance(frame);
-                        in.enableAliasing(true);
-                        m = StreamManagerToInstance.parseFrom(in);
+                        m = StreamManagerToInstance.parseFrom(frame);
                     } catch (com.google.protobuf.InvalidProtocolBufferException e) {
                         throw new IOException("malformed frame of " + frame.length + " bytes: " + e.getMessage(), e);
                     }

@@ -8,8 +8,6 @@ import dev.egret.proto.StreamManagerToInstance;
 import dev.egret.proto.TopologySettings;
 import dev.egret.proto.TopologyState;
 import dev.egret.proto.TreeEvent;
-import dev.egret.proto.TupleBatch;
-import dev.egret.proto.TupleData;
 import dev.egret.serialization.JavaSerialization;
 import dev.egret.serialization.TupleValuesCodec;
 import java.io.File;
@@ -144,6 +142,8 @@ final class InstanceExecutor {
     private final InboundQueue inbound;
     private final ThreadLocal<TupleValuesCodec> codecs;
     private final TupleValuesCodec executorCodec;
+    /** The inbound frame being executed, read in place (executor thread only). */
+    private final InboundBatch inboundBatch = new InboundBatch();
     private final List<Task> tasks = new ArrayList<>();
     private final Map<Integer, Task> tasksById = new HashMap<>();
     private final boolean debug;
@@ -485,13 +485,17 @@ final class InstanceExecutor {
     }
 
     private void handle(Object o) throws TaskFailure {
+        if (o instanceof byte[]) {
+            executeFrame((byte[]) o);
+            return;
+        }
         if (!(o instanceof StreamManagerToInstance)) {
             return;
         }
         StreamManagerToInstance m = (StreamManagerToInstance) o;
         switch (m.getMessageCase()) {
             case TUPLES:
-                execute(m.getTuples());
+                executeFrame(m.toByteArray());
                 break;
             case STATE:
                 setState(m.getState().getState());
@@ -713,7 +717,27 @@ final class InstanceExecutor {
         }
     }
 
-    private void execute(TupleBatch batch) throws TaskFailure {
+    /**
+     * Runs the tuples of a frame the reader left as bytes ({@link InboundBatch#carriesTuples}).
+     * A malformed frame is dropped whole, with an error naming the problem; its tracked tuples
+     * time out in their ledgers and are replayed, as tuples lost with a connection are.
+     */
+    private void executeFrame(byte[] frame) throws TaskFailure {
+        try {
+            inboundBatch.read(frame);
+        } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+            LOG.error("Dropping a malformed frame of {} bytes from the stream manager for {}: {}", frame.length,
+                    component, e.getMessage());
+            return;
+        }
+        try {
+            execute(inboundBatch);
+        } finally {
+            inboundBatch.forget();
+        }
+    }
+
+    private void execute(InboundBatch batch) throws TaskFailure {
         if (isSpout && effectivelyOnce) {
             executeMarkers(batch);
             return;
@@ -725,29 +749,31 @@ final class InstanceExecutor {
             }
             return;
         }
-        for (TupleData td : batch.getTuplesList()) {
-            Task t = taskOf(td.getDestTask());
+        for (int i = 0; i < batch.size(); i++) {
+            int destTask = batch.destTask(i);
+            Task t = taskOf(destTask);
             if (t == null) {
                 LOG.warn("Dropping a tuple for task {}, which this instance ({}) does not host",
-                        td.getDestTask(), component);
+                        destTask, component);
                 continue;
             }
-            String source = sourceOf(td.getSrcTask());
-            String stream = streamOf(td);
+            int srcTask = batch.srcTask(i);
+            String source = sourceOf(srcTask);
+            String stream = batch.stream(i);
             TupleImpl tuple;
             try {
-                List<Object> values = valuesOf(t, td);
-                tuple = new TupleImpl(t.context, values, source, td.getSrcTask(), stream,
-                        TreeMessageId.of(td));
+                List<Object> values = valuesOf(t, batch, i);
+                tuple = new TupleImpl(t.context, values, source, srcTask, stream,
+                        TreeMessageId.of(batch.roots(i), batch.edgeId(i)));
             } catch (RuntimeException e) {
                 LOG.error("Dropping an undecodable tuple from {}:{} on stream {} for task {}: {}",
-                        source, td.getSrcTask(), td.getStream(), t.id, e.getMessage());
+                        source, srcTask, stream, t.id, e.getMessage());
                 continue;
             }
             if (t.alignment == null) {
                 executeOne(t, tuple);
             } else {
-                executeAligned(t, tuple, td);
+                executeAligned(t, tuple, stream, srcTask, batch.encodedSize(i));
             }
         }
     }
@@ -756,12 +782,12 @@ final class InstanceExecutor {
      * A tuple's values: read from its bytes, or taken where the emitting executor of this JVM
      * left them ({@link LocalValues}); an error naming the number when they are not there.
      */
-    private List<Object> valuesOf(Task t, TupleData td) {
-        long ref = td.getLocalRef();
+    private List<Object> valuesOf(Task t, InboundBatch batch, int i) {
+        long ref = batch.localRef(i);
         if (ref == 0) {
-            return executorCodec.deserialize(td.getValues());
+            return executorCodec.deserialize(batch.frame(), batch.valuesOffset(i), batch.valuesLength(i));
         }
-        int src = td.getSrcTask();
+        int src = batch.srcTask(i);
         LocalValues.Ring ring = LocalValues.at(t.ringsBySource, src);
         if (ring == null && src >= 0) {
             ring = LocalValues.existingRing(src, t.id);
@@ -782,9 +808,6 @@ final class InstanceExecutor {
     private Task lastTask;
     private int lastSourceTask = Integer.MIN_VALUE;
     private String lastSource;
-    private String lastStream;
-    /** {@link #lastStream}'s bytes, copied (the parsed tuple's alias its frame). */
-    private com.google.protobuf.ByteString lastStreamBytes;
 
     /** The hosted task {@code id}, or null. */
     private Task taskOf(int id) {
@@ -805,27 +828,12 @@ final class InstanceExecutor {
         return lastSource;
     }
 
-    /**
-     * One instance per stream name for consecutive tuples: the maps keyed by stream (output
-     * fields, statistics' keys, the bolt's own lookups) then find an instance whose hash is
-     * known and that compares by identity. The name is compared as bytes, and decoded (a new
-     * string) only when it differs from the last tuple's.
-     */
-    private String streamOf(TupleData td) {
-        com.google.protobuf.ByteString bytes = td.getStreamBytes();
-        if (lastStream != null && bytes.equals(lastStreamBytes)) {
-            return lastStream;
-        }
-        lastStream = bytes.toStringUtf8();
-        lastStreamBytes = com.google.protobuf.UnsafeByteOperations.unsafeWrap(bytes.toByteArray());
-        return lastStream;
-    }
-
     /** Effectively once, buffered alignment ({@link MarkerAlignment}): holds, releases or runs. */
-    private void executeAligned(Task t, TupleImpl tuple, TupleData td) throws TaskFailure {
+    private void executeAligned(Task t, TupleImpl tuple, String stream, int srcTask, int encodedSize)
+            throws TaskFailure {
         MarkerAlignment<TupleImpl> a = t.alignment;
-        if (!CheckpointSpout.CHECKPOINT_STREAM_ID.equals(td.getStream())) {
-            if (!a.hold(tuple, td.getSrcTask(), td::getSerializedSize)) {
+        if (!CheckpointSpout.CHECKPOINT_STREAM_ID.equals(stream)) {
+            if (!a.hold(tuple, srcTask, () -> encodedSize)) {
                 for (TupleImpl r : a.takeReleased()) {
                     executeOne(t, r);
                 }
@@ -842,7 +850,7 @@ final class InstanceExecutor {
             executeOne(t, tuple);
             return;
         }
-        for (TupleImpl f : a.beforeMarker(action, txid, td.getSrcTask())) {
+        for (TupleImpl f : a.beforeMarker(action, txid, srcTask)) {
             t.boltCollector.fail(f);
         }
         for (TupleImpl r : a.takeReleased()) {
@@ -868,27 +876,29 @@ final class InstanceExecutor {
         t.markerCollector = new BoltCollector(t.emitter, errors, sink, component);
     }
 
-    private void executeMarkers(TupleBatch batch) throws TaskFailure {
-        for (TupleData td : batch.getTuplesList()) {
-            Task t = tasksById.get(td.getDestTask());
-            if (t == null || t.eo == null || !CheckpointSpout.CHECKPOINT_STREAM_ID.equals(td.getStream())) {
-                LOG.warn("Spout {} dropping a tuple on stream {} for task {}", component, td.getStream(),
-                        td.getDestTask());
+    private void executeMarkers(InboundBatch batch) throws TaskFailure {
+        for (int i = 0; i < batch.size(); i++) {
+            int destTask = batch.destTask(i);
+            String stream = batch.stream(i);
+            Task t = tasksById.get(destTask);
+            if (t == null || t.eo == null || !CheckpointSpout.CHECKPOINT_STREAM_ID.equals(stream)) {
+                LOG.warn("Spout {} dropping a tuple on stream {} for task {}", component, stream, destTask);
                 continue;
             }
-            String source = view.componentOf(td.getSrcTask());
+            int srcTask = batch.srcTask(i);
+            String source = view.componentOf(srcTask);
             TupleImpl tuple;
             Action action;
             long txid;
             try {
-                List<Object> values = valuesOf(t, td);
-                tuple = new TupleImpl(t.context, values, source, td.getSrcTask(), td.getStream(),
-                        TreeMessageId.of(td));
+                List<Object> values = valuesOf(t, batch, i);
+                tuple = new TupleImpl(t.context, values, source, srcTask, stream,
+                        TreeMessageId.of(batch.roots(i), batch.edgeId(i)));
                 action = (Action) tuple.getValueByField(CheckpointSpout.CHECKPOINT_FIELD_ACTION);
                 txid = tuple.getLongByField(CheckpointSpout.CHECKPOINT_FIELD_TXID);
             } catch (RuntimeException e) {
                 LOG.error("Dropping an undecodable checkpoint tuple from {}:{} for task {}: {}",
-                        source, td.getSrcTask(), t.id, e.getMessage());
+                        source, srcTask, t.id, e.getMessage());
                 continue;
             }
             EffectivelyOnceSpout.Outcome outcome;

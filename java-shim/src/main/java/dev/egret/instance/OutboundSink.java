@@ -60,9 +60,12 @@ import org.slf4j.LoggerFactory;
  * interleaved in the order they came; protobuf keeps each repeated field's order). The
  * batch's array leaves room in front for the frame's length prefix and the
  * {@code InstanceToStreamManager.tuples} tag and length, filled in when it is sealed; the
- * sealed array is the frame, handed to the writer as it is ({@link FrameWriter#writeEncoded})
- * and owned by the writer from then on. There is no {@code TupleBatch} object, no list of
- * entries and no second serialization.
+ * sealed array is the frame, handed to the writer as it is ({@link FrameWriter#writeEncoded}).
+ * There is no {@code TupleBatch} object, no list of entries and no second serialization.
+ * Once written, a batch's array is kept (up to four, each at most a batch's bound) for a
+ * later batch instead of becoming garbage: under load an executor seals a batch every few
+ * hundred tuples, and in one JVM hosting many executors those arrays were a tenth of all it
+ * allocated.
  *
  * <p>Ordering: the stream manager applies a batch's acks before routing its tuples. Entries
  * handed over together by {@link #add(List, List)} are appended under one lock, acks first,
@@ -95,8 +98,8 @@ final class OutboundSink {
          * Writes a frame whose body, an encoded {@code InstanceToStreamManager}, is
          * {@code frame[bodyOffset, bodyOffset + bodyLength)}, with at least
          * {@link FrameChannel#LENGTH_BYTES} bytes of room before it in the same array, which
-         * the writer may fill with the frame's length. The array is the writer's from the call
-         * on. This default decodes the body and writes it as a message (writers that only
+         * the writer may fill with the frame's length. The array is the writer's during the
+         * call only: the sink reuses it for a later batch once the call returns. This default decodes the body and writes it as a message (writers that only
          * take messages); the connection's writer writes the bytes as they are.
          */
         default void writeEncoded(byte[] frame, int bodyOffset, int bodyLength) throws IOException {
@@ -130,6 +133,8 @@ final class OutboundSink {
      */
     private static final int HEADER_ROOM = FrameChannel.LENGTH_BYTES
             + CodedOutputStream.computeTagSize(InstanceToStreamManager.TUPLES_FIELD_NUMBER) + 5;
+    /** Arrays of written batches kept for later ones. */
+    private static final int MAX_SPARE_ARRAYS = 4;
     /** The least array a new batch starts with. */
     private static final int FIRST_BATCH_ARRAY = 4096;
     /** The least time between two batches sealed because the executor ran out of work. */
@@ -205,6 +210,8 @@ final class OutboundSink {
     private byte[] batchArray;
     /** Encodes entries into {@link #batchArray}, after those already in it. */
     private CodedOutputStream batchOut;
+    /** Arrays of written batches, for the next ones; at most {@link #MAX_SPARE_ARRAYS}. */
+    private final ArrayDeque<byte[]> spareArrays = new ArrayDeque<>();
     private int tupleCount;
     private int ackCount;
     /** Encoded bytes of the current batch's entries (the {@code TupleBatch}'s size). */
@@ -273,9 +280,14 @@ final class OutboundSink {
         newBatch(FIRST_BATCH_ARRAY);
     }
 
-    /** Under the lock (or in the constructor): an empty batch in a new array of {@code capacity} bytes. */
+    /**
+     * Under the lock (or in the constructor): an empty batch in an array of at least
+     * {@code capacity} bytes, a written batch's when one is large enough.
+     */
     private void newBatch(int capacity) {
-        batchArray = new byte[Math.max(capacity, HEADER_ROOM + 64)];
+        int least = Math.max(capacity, HEADER_ROOM + 64);
+        byte[] spare = spareArrays.peekLast();
+        batchArray = spare != null && spare.length >= least ? spareArrays.pollLast() : new byte[least];
         batchOut = CodedOutputStream.newInstance(batchArray, HEADER_ROOM, batchArray.length - HEADER_ROOM);
         tupleCount = 0;
         ackCount = 0;
@@ -689,6 +701,17 @@ final class OutboundSink {
         enqueue(new Frame(sealed, start, header + batchLength, entries));
     }
 
+    /**
+     * Under the lock: keeps a written frame's array for a later batch, unless enough are kept
+     * or it is larger than a batch normally grows (one big tuple's).
+     */
+    private void recycle(Frame f) {
+        byte[] a = f.encoded;
+        if (a != null && spareArrays.size() < MAX_SPARE_ARRAYS && a.length <= batchBytes + HEADER_ROOM + 1024) {
+            spareArrays.addLast(a);
+        }
+    }
+
     /** Under the lock. */
     private void enqueue(Frame f) {
         if (disconnected) {
@@ -894,6 +917,7 @@ final class OutboundSink {
             queuedBytes -= f.bytes;
             try {
                 f.writeTo(writer);
+                recycle(f);
             } catch (IOException | RuntimeException e) {
                 failed(f, e, writer);
             }
@@ -974,6 +998,9 @@ final class OutboundSink {
             try {
                 writing = null;
                 queuedBytes -= f.bytes;
+                if (failure == null) {
+                    recycle(f);
+                }
                 if (failure != null && gen == generation && !disconnected) {
                     failed(f, failure, w);
                 } else if (failure != null) {

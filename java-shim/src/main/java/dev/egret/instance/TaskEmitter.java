@@ -78,24 +78,61 @@ final class TaskEmitter {
     private LocalValues.Ring[] ringsByDest = new LocalValues.Ring[0];
 
     /**
-     * The rings of the copies that go by reference: to a task of this JVM whose ring has room
-     * (null entries: serialized); null when none does.
+     * The arrays of one emit's copies (destinations, edge ids, rings), which the sink reads
+     * during {@code addCopies} only: one set per thread, reused, so that an emit allocates
+     * none of them. An emit nested in another on one thread (a serializer that emits) gets a
+     * set of its own.
      */
-    private LocalValues.Ring[] localRings(int[] dests, int n) {
+    private static final class Copies {
+        int[] dests = new int[4];
+        long[] edges = new long[4];
+        LocalValues.Ring[] rings = new LocalValues.Ring[4];
+        boolean busy;
+    }
+
+    private static final ThreadLocal<Copies> COPIES = ThreadLocal.withInitial(Copies::new);
+
+    /** This thread's arrays for an emit of {@code n} copies; {@link #release} them after. */
+    private static Copies copies(int n) {
+        Copies c = COPIES.get();
+        if (c.busy) {
+            c = new Copies();
+        }
+        if (c.dests.length < n) {
+            int size = Math.max(n, c.dests.length * 2);
+            c.dests = new int[size];
+            c.edges = new long[size];
+            c.rings = new LocalValues.Ring[size];
+        }
+        c.busy = true;
+        return c;
+    }
+
+    private static void release(Copies c, int n) {
+        // No ring stays reachable from a thread's arrays after the emit.
+        java.util.Arrays.fill(c.rings, 0, n, null);
+        c.busy = false;
+    }
+
+    /**
+     * Sets {@code rings[i]} for the copies that go by reference (to a task of this JVM whose
+     * ring has room), null for the others; returns {@code rings}, or null when none does.
+     */
+    private LocalValues.Ring[] localRings(int[] dests, int n, LocalValues.Ring[] rings) {
         if (sameContainer == null || n == 0) {
             return null;
         }
-        LocalValues.Ring[] rings = null;
+        boolean any = false;
         for (int i = 0; i < n; i++) {
             LocalValues.Ring r = ringTo(dests[i]);
             if (r != null && r.hasRoom()) {
-                if (rings == null) {
-                    rings = new LocalValues.Ring[n];
-                }
                 rings[i] = r;
+                any = true;
+            } else {
+                rings[i] = null;
             }
         }
-        return rings;
+        return any ? rings : null;
     }
 
     /**
@@ -130,10 +167,13 @@ final class TaskEmitter {
         return r == NOT_HERE ? null : r;
     }
 
-    /** Hands the copies to the sink; the codec only when some may go by reference (its fallback). */
+    /**
+     * Hands the first {@code n} copies to the sink; the codec only when some may go by
+     * reference (its fallback).
+     */
     private void addCopies(List<AckEntry> acks, String stream, ByteString bytes, List<RootId> roots, int[] dests,
-                           long[] edges, List<Object> values, LocalValues.Ring[] rings) {
-        sink.addCopies(acks, taskId, streamBytes(stream), bytes, roots, dests, edges, dests.length, values, rings,
+                           long[] edges, int n, List<Object> values, LocalValues.Ring[] rings) {
+        sink.addCopies(acks, taskId, streamBytes(stream), bytes, roots, dests, edges, n, values, rings,
                 rings == null ? null : codecs.get());
     }
 
@@ -302,44 +342,55 @@ final class TaskEmitter {
             return;
         }
         int n = targets.size();
-        int[] dests = new int[n];
-        for (int i = 0; i < n; i++) {
-            dests[i] = targets.get(i);
+        Copies c = copies(n);
+        try {
+            int[] dests = c.dests;
+            for (int i = 0; i < n; i++) {
+                dests[i] = targets.get(i);
+            }
+            LocalValues.Ring[] rings = localRings(dests, n, c.rings);
+            ByteString bytes = bytesIfNeeded(values, rings, n);
+            if (anchors != null && !anchors.isEmpty()
+                    && sendAnchored(stream, values, dests, n, c.edges, bytes, rings, anchors)) {
+                return;
+            }
+            for (int i = 0; i < n; i++) {
+                logTransfer(dests[i], stream, values, "{}");
+            }
+            addCopies(Collections.emptyList(), stream, bytes, Collections.emptyList(), dests, null, n, values, rings);
+        } finally {
+            release(c, n);
         }
-        LocalValues.Ring[] rings = localRings(dests, n);
-        ByteString bytes = bytesIfNeeded(values, rings, n);
-        if (anchors != null && !anchors.isEmpty() && sendAnchored(stream, values, dests, bytes, rings, anchors)) {
-            return;
-        }
-        for (int i = 0; i < n; i++) {
-            logTransfer(dests[i], stream, values, "{}");
-        }
-        addCopies(Collections.emptyList(), stream, bytes, Collections.emptyList(), dests, null, values, rings);
     }
 
     /** A new tree: one edge per copy, and its INIT (XOR of the edges) ahead of them in the batch. */
     private void sendRoots(String stream, List<Object> values, List<Integer> targets, long rootKey) {
         RootId root = RootId.newBuilder().setSpoutTask(taskId).setKey(rootKey).build();
         int n = targets.size();
-        int[] dests = new int[n];
-        long[] edges = new long[n];
-        long xor = 0;
-        ByteString bytes = ByteString.EMPTY;
-        LocalValues.Ring[] rings = null;
-        if (n > 0) {
-            for (int i = 0; i < n; i++) {
-                dests[i] = targets.get(i);
-                long edge = nonZeroRandom();
-                edges[i] = edge;
-                xor ^= edge;
-                logTransfer(dests[i], stream, values, debug ? "{" + rootKey + "=" + edge + "}" : null);
+        Copies c = copies(n);
+        try {
+            int[] dests = c.dests;
+            long[] edges = c.edges;
+            long xor = 0;
+            ByteString bytes = ByteString.EMPTY;
+            LocalValues.Ring[] rings = null;
+            if (n > 0) {
+                for (int i = 0; i < n; i++) {
+                    dests[i] = targets.get(i);
+                    long edge = nonZeroRandom();
+                    edges[i] = edge;
+                    xor ^= edge;
+                    logTransfer(dests[i], stream, values, debug ? "{" + rootKey + "=" + edge + "}" : null);
+                }
+                rings = localRings(dests, n, c.rings);
+                bytes = bytesIfNeeded(values, rings, n);
             }
-            rings = localRings(dests, n);
-            bytes = bytesIfNeeded(values, rings, n);
+            AckEntry init = AckEntry.newBuilder().setKind(AckKind.ACK_KIND_INIT).setRoot(root).setXor(xor).build();
+            addCopies(Collections.singletonList(init), stream, bytes, Collections.singletonList(root), dests, edges, n,
+                    values, rings);
+        } finally {
+            release(c, n);
         }
-        AckEntry init = AckEntry.newBuilder().setKind(AckKind.ACK_KIND_INIT).setRoot(root).setXor(xor).build();
-        addCopies(Collections.singletonList(init), stream, bytes, Collections.singletonList(root), dests, edges, values,
-                rings);
     }
 
     /**
@@ -357,15 +408,15 @@ final class TaskEmitter {
      *
      * @return false when no anchor carries a root (the emit is untracked)
      */
-    private boolean sendAnchored(String stream, List<Object> values, int[] dests, ByteString bytes,
-                                 LocalValues.Ring[] rings, Collection<Tuple> anchors) {
+    private boolean sendAnchored(String stream, List<Object> values, int[] dests, int n, long[] edges,
+                                 ByteString bytes, LocalValues.Ring[] rings, Collection<Tuple> anchors) {
         List<TupleImpl> live;
         List<RootId> roots;
         List<RootId> uncovered;
         TupleImpl single = singleLiveAnchorWithOneRoot(anchors);
         if (single != null) {
             // The usual bolt emit (one anchor, of one tree): its root is reached once.
-            live = Collections.singletonList(single);
+            live = null;
             roots = ((TreeMessageId) single.getMessageId()).roots();
             uncovered = Collections.emptyList();
         } else {
@@ -397,22 +448,24 @@ final class TaskEmitter {
                 }
             }
         }
-        int n = dests.length;
-        long[] edges = new long[n];
         List<AckEntry> acks = uncovered.isEmpty() ? Collections.emptyList()
                 : new ArrayList<>(uncovered.size() * n);
         for (int i = 0; i < n; i++) {
             long edge = nonZeroRandom();
             edges[i] = edge;
-            for (TupleImpl a : live) {
-                a.updateAckVal(edge);
+            if (single != null) {
+                single.updateAckVal(edge);
+            } else {
+                for (TupleImpl a : live) {
+                    a.updateAckVal(edge);
+                }
             }
             for (RootId r : uncovered) {
                 acks.add(AckEntry.newBuilder().setKind(AckKind.ACK_KIND_ACK).setRoot(r).setXor(edge).build());
             }
             logTransfer(dests[i], stream, values, debug ? idText(roots, edge) : null);
         }
-        addCopies(acks, stream, bytes, roots, dests, edges, values, rings);
+        addCopies(acks, stream, bytes, roots, dests, edges, n, values, rings);
         return true;
     }
 

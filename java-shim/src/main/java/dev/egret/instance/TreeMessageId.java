@@ -1,7 +1,6 @@
 package dev.egret.instance;
 
 import dev.egret.proto.RootId;
-import dev.egret.proto.TupleData;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
@@ -38,12 +37,15 @@ final class TreeMessageId extends MessageId {
         this.edgeId = edgeId;
     }
 
-    /** The id of a received tuple: Storm's unanchored id when it carries no roots. */
-    static MessageId of(TupleData td) {
-        if (td.getRootsCount() == 0) {
+    /**
+     * The id of a received tuple with these roots (an immutable list, which the id keeps) and
+     * edge id: Storm's unanchored id when it carries no roots.
+     */
+    static MessageId of(List<RootId> roots, long edgeId) {
+        if (roots.isEmpty()) {
             return MessageId.makeUnanchored();
         }
-        return new TreeMessageId(td.getRootsList(), td.getEdgeId());
+        return new TreeMessageId(roots, edgeId);
     }
 
     @Override

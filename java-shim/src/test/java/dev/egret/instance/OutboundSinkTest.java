@@ -62,7 +62,7 @@ class OutboundSinkTest {
     }
 
     /** Keeps each encoded frame's bytes as the writer got them. */
-    private static final class EncodedRecorder implements OutboundSink.FrameWriter {
+    private static class EncodedRecorder implements OutboundSink.FrameWriter {
         final List<InstanceToStreamManager> messages = new ArrayList<>();
         final List<InstanceToStreamManager> encoded = new ArrayList<>();
         final List<byte[]> bodies = new ArrayList<>();
@@ -106,12 +106,45 @@ class OutboundSinkTest {
         assertEquals(sent, m.getTuples().getTuplesList());
         assertEquals(acked, m.getTuples().getAcksList());
 
-        // The next batch starts afresh in a new array.
+        // The next batch starts afresh (in the written batch's array, if it was kept).
         sink.add(tuple(7));
         sink.flush();
         assertEquals(2, w.encoded.size());
         assertEquals(List.of(tuple(7)), w.encoded.get(1).getTuples().getTuplesList());
         assertEquals(0, w.encoded.get(1).getTuples().getAcksCount());
+    }
+
+    @Test
+    void writtenBatchesArraysAreReusedWithoutAnyOfTheirOldBytes() {
+        List<byte[]> arrays = new ArrayList<>();
+        EncodedRecorder w = new EncodedRecorder() {
+            @Override
+            public void writeEncoded(byte[] frame, int bodyOffset, int bodyLength) throws IOException {
+                super.writeEncoded(frame, bodyOffset, bodyLength);
+                arrays.add(frame);
+            }
+        };
+        OutboundSink sink = new OutboundSink(w, 3, TimeUnit.SECONDS.toNanos(10));
+        sink.sendReady();
+        List<TupleData> sent = new ArrayList<>();
+        for (int i = 0; i < 60; i++) {
+            // Sizes that go down and up, so a reused array holds longer old entries.
+            byte[] values = new byte[(i * 37) % 200];
+            java.util.Arrays.fill(values, (byte) i);
+            TupleData t = TupleData.newBuilder().setDestTask(i).setStream(i % 2 == 0 ? "s" : "a longer stream")
+                    .setValues(com.google.protobuf.ByteString.copyFrom(values)).build();
+            sent.add(t);
+            sink.add(t);
+        }
+        assertEquals(20, w.encoded.size(), "60 tuples in batches of 3");
+        List<TupleData> received = new ArrayList<>();
+        for (InstanceToStreamManager m : w.encoded) {
+            assertEquals(3, m.getTuples().getTuplesCount());
+            received.addAll(m.getTuples().getTuplesList());
+        }
+        assertEquals(sent, received);
+        long distinct = arrays.stream().map(System::identityHashCode).distinct().count();
+        assertTrue(distinct < 5, "the batches' arrays are reused: " + distinct + " arrays for 20 batches");
     }
 
     @Test

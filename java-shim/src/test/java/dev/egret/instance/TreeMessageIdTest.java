@@ -16,23 +16,24 @@ import org.junit.jupiter.api.Test;
 
 /** The id of a received tracked tuple, as user code sees it (Storm's {@link MessageId}). */
 class TreeMessageIdTest {
-    private static TupleData tuple(long edge, long... keys) {
+    private static MessageId idOf(long edge, long... keys) {
         TupleData.Builder b = TupleData.newBuilder().setEdgeId(edge);
         for (long k : keys) {
             b.addRoots(FakeSm.root(3, k));
         }
-        return b.build();
+        TupleData td = b.build();
+        return TreeMessageId.of(td.getRootsList(), td.getEdgeId());
     }
 
     @Test
     void storms_view_maps_each_root_key_to_the_edge_id() throws Exception {
-        MessageId one = TreeMessageId.of(tuple(42, 7));
+        MessageId one = idOf(42, 7);
         assertEquals(Map.of(7L, 42L), one.getAnchorsToIds());
         assertSame(one.getAnchorsToIds(), one.getAnchorsToIds(), "made once");
         assertEquals(Set.of(7L), one.getAnchors());
         assertThrows(UnsupportedOperationException.class, () -> one.getAnchorsToIds().put(1L, 1L));
 
-        MessageId two = TreeMessageId.of(tuple(-5, 7, Long.MIN_VALUE));
+        MessageId two = idOf(-5, 7, Long.MIN_VALUE);
         assertEquals(Map.of(7L, -5L, Long.MIN_VALUE, -5L), two.getAnchorsToIds());
         assertThrows(UnsupportedOperationException.class, () -> two.getAnchorsToIds().clear());
 
@@ -52,14 +53,14 @@ class TreeMessageIdTest {
 
     @Test
     void an_untracked_tuple_gets_storms_unanchored_id() {
-        MessageId id = TreeMessageId.of(tuple(9));
+        MessageId id = idOf(9);
         assertSame(MessageId.makeUnanchored(), id);
         assertTrue(id.getAnchorsToIds().isEmpty());
     }
 
     @Test
     void a_tuple_is_completed_once() {
-        TreeMessageId id = (TreeMessageId) TreeMessageId.of(tuple(1, 2));
+        TreeMessageId id = (TreeMessageId) idOf(1, 2);
         assertFalse(id.isCompleted());
         assertTrue(id.complete());
         assertTrue(id.isCompleted());

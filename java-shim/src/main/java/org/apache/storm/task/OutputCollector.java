@@ -1,7 +1,7 @@
 package org.apache.storm.task;
 
-import java.util.Arrays;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.List;
 import org.apache.storm.tuple.Tuple;
 
@@ -94,6 +94,7 @@ public class OutputCollector implements IOutputCollector {
     }
 
     private static Collection<Tuple> anchors(Tuple anchor) {
-        return anchor == null ? null : Arrays.asList(anchor);
+        // One small object per emit (no varargs array): the collector only reads it.
+        return anchor == null ? null : Collections.singletonList(anchor);
     }
 }
