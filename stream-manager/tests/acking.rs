@@ -128,17 +128,19 @@ async fn dial(dir: &TopologyDir, container: i32, token: &Token, id: &str) -> Con
     let path = dir.stream_manager_socket(container);
     let deadline = tokio::time::Instant::now() + WAIT;
     loop {
-        match UnixStream::connect(&path).await {
-            Ok(stream) => {
-                return connect(stream, token, PeerRole::Instance, id, 1 << 20)
-                    .await
-                    .unwrap();
-            }
-            Err(err) if tokio::time::Instant::now() > deadline => {
-                panic!("no socket at {}: {err}", path.display())
-            }
-            Err(_) => tokio::time::sleep(Duration::from_millis(10)).await,
+        // As an instance's reconnect does: a stream manager being replaced may still
+        // accept on the old listener and then drop the connection mid-handshake.
+        let error = match UnixStream::connect(&path).await {
+            Ok(stream) => match connect(stream, token, PeerRole::Instance, id, 1 << 20).await {
+                Ok(conn) => return conn,
+                Err(err) => format!("handshake failed: {err}"),
+            },
+            Err(err) => err.to_string(),
+        };
+        if tokio::time::Instant::now() > deadline {
+            panic!("no stream manager at {}: {error}", path.display())
         }
+        tokio::time::sleep(Duration::from_millis(10)).await;
     }
 }
 
