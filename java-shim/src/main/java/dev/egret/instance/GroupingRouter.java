@@ -78,12 +78,35 @@ final class GroupingRouter {
         }
     }
 
+    /** A stream and its routes, as last looked up. */
+    private static final class LastRoutes {
+        final String stream;
+        final List<Route> routes;
+
+        LastRoutes(String stream, List<Route> routes) {
+            this.stream = stream;
+            this.routes = routes;
+        }
+    }
+
+    /**
+     * The last lookup: emits mostly go on one stream, named by one string instance (a
+     * constant), which then skips the map. Racy on purpose: the pair is immutable, and any
+     * pair a thread sees is a right one.
+     */
+    private LastRoutes last;
+
     private List<Route> routesOf(String stream) {
+        LastRoutes l = last;
+        if (l != null && l.stream == stream) {
+            return l.routes;
+        }
         List<Route> r = routes.get(stream);
         if (r == null) {
             throw new IllegalArgumentException("No output fields defined for component:stream "
                     + component + ":" + stream);
         }
+        last = new LastRoutes(stream, r);
         return r;
     }
 

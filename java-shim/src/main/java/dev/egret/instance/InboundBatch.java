@@ -37,8 +37,12 @@ final class InboundBatch {
     private static final int BATCH_TUPLE_TAG = TupleBatch.TUPLES_FIELD_NUMBER << 3
             | WireFormat.WIRETYPE_LENGTH_DELIMITED;
 
-    private byte[] frame = new byte[0];
+    private static final byte[] NO_FRAME = new byte[0];
+
+    private byte[] frame = NO_FRAME;
     private int size;
+    /** Reads one entry into the arrays (made once: no object per frame). */
+    private final InboundFrames.EntryReader tupleReader = this::readTuple;
     private int[] dest = new int[64];
     private int[] src = new int[64];
     private int[] valuesOff = new int[64];
@@ -66,7 +70,12 @@ final class InboundBatch {
      * stream manager writes the one field of the message's oneof and nothing else).
      */
     static boolean carriesTuples(byte[] frame) {
-        return frame.length > 0 && (frame[0] & 0xff) == TUPLES_TAG;
+        return carriesTuples(frame, frame.length);
+    }
+
+    /** {@link #carriesTuples(byte[])} for the frame {@code frame[0, length)}. */
+    static boolean carriesTuples(byte[] frame, int length) {
+        return InboundFrames.startsWith(frame, length, TUPLES_TAG);
     }
 
     /**
@@ -74,32 +83,18 @@ final class InboundBatch {
      * is wrong when the frame is not a well-formed message, and then no tuple is kept.
      */
     void read(byte[] frame) throws InvalidProtocolBufferException {
+        read(frame, frame.length);
+    }
+
+    /** {@link #read(byte[])} for the frame {@code frame[0, length)}. */
+    void read(byte[] frame, int length) throws InvalidProtocolBufferException {
         this.frame = frame;
         size = 0;
         try {
-            CodedInputStream in = CodedInputStream.newInstance(frame);
-            for (int tag = in.readTag(); tag != 0; tag = in.readTag()) {
-                if (tag != TUPLES_TAG) {
-                    in.skipField(tag);
-                    continue;
-                }
-                int limit = in.pushLimit(in.readRawVarint32());
-                for (int t = in.readTag(); t != 0; t = in.readTag()) {
-                    if (t == BATCH_TUPLE_TAG) {
-                        readTuple(in);
-                    } else {
-                        in.skipField(t);
-                    }
-                }
-                in.popLimit(limit);
-            }
+            InboundFrames.readEntries(frame, length, TUPLES_TAG, BATCH_TUPLE_TAG, tupleReader);
         } catch (InvalidProtocolBufferException e) {
             forget();
             throw e;
-        } catch (java.io.IOException e) {
-            // An array-backed stream reads no I/O; anything else is a malformed frame.
-            forget();
-            throw new InvalidProtocolBufferException(e);
         }
     }
 
@@ -108,7 +103,7 @@ final class InboundBatch {
         Arrays.fill(roots, 0, size, null);
         Arrays.fill(stream, 0, size, null);
         size = 0;
-        frame = new byte[0];
+        frame = NO_FRAME;
     }
 
     private void readTuple(CodedInputStream in) throws java.io.IOException {

@@ -4,6 +4,7 @@ import dev.egret.proto.InstanceAssignment;
 import dev.egret.proto.InstanceToStreamManager;
 import dev.egret.proto.PeerRole;
 import dev.egret.proto.StreamManagerToInstance;
+import dev.egret.wire.FrameBuffer;
 import dev.egret.wire.FrameChannel;
 import dev.egret.wire.Handshake;
 import dev.egret.wire.HandshakeException;
@@ -54,6 +55,14 @@ public final class Instance {
     private static final long MAX_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(2);
     /** How long an instance that failed waits for its error report to be written. */
     private static final long ERROR_FLUSH_NANOS = TimeUnit.SECONDS.toNanos(5);
+    /**
+     * Inbound frame buffers a connection keeps for reuse, and the largest array kept: enough
+     * for the frames its bounded input queue holds at a time under load; a rare larger frame's
+     * array is let go after use.
+     */
+    private static final int POOLED_FRAMES = 8;
+    private static final int POOLED_FRAME_BYTES = 256 * 1024;
+    private static final int FIRST_FRAME_BYTES = 4 * 1024;
 
     /** Opens a new connection to the stream manager. */
     @FunctionalInterface
@@ -368,19 +377,27 @@ public final class Instance {
     private static Thread startReader(FrameChannel channel, InboundQueue queue, String instanceId) {
         Thread t = new Thread(() -> {
             try {
+                FrameBuffer.Pool buffers = new FrameBuffer.Pool(POOLED_FRAMES, POOLED_FRAME_BYTES, FIRST_FRAME_BYTES);
                 while (true) {
-                    byte[] frame = channel.readFrame();
-                    if (InboundBatch.carriesTuples(frame)) {
-                        // Tuples stay bytes until the executor runs them (InboundBatch): a
-                        // queued frame is one array, not an object per tuple and field.
-                        queue.put(frame, frame.length + FrameChannel.LENGTH_BYTES);
+                    FrameBuffer frame = buffers.take();
+                    channel.readFrame(frame);
+                    byte[] bytes = frame.array();
+                    int length = frame.length();
+                    if (InboundBatch.carriesTuples(bytes, length) || InboundTreeEvents.carriesTreeEvents(bytes, length)) {
+                        // Tuples and tree events stay bytes until the executor handles them
+                        // (InboundBatch, InboundTreeEvents) and gives the buffer back: a
+                        // queued frame is one reused array, not an object per tuple, event
+                        // and field.
+                        queue.put(frame, length + FrameChannel.LENGTH_BYTES);
                         continue;
                     }
                     StreamManagerToInstance m;
                     try {
-                        m = StreamManagerToInstance.parseFrom(frame);
+                        m = StreamManagerToInstance.parseFrom(java.nio.ByteBuffer.wrap(bytes, 0, length));
                     } catch (com.google.protobuf.InvalidProtocolBufferException e) {
-                        throw new IOException("malformed frame of " + frame.length + " bytes: " + e.getMessage(), e);
+                        throw new IOException("malformed frame of " + length + " bytes: " + e.getMessage(), e);
+                    } finally {
+                        frame.release();
                     }
                     if (m.getMessageCase() == StreamManagerToInstance.MessageCase.LOG_LEVELS) {
                         // Not behind the tuples: a busy or stuck executor still gets its levels.
@@ -395,7 +412,7 @@ public final class Instance {
                         }
                         continue;
                     }
-                    queue.put(m, frame.length + FrameChannel.LENGTH_BYTES);
+                    queue.put(m, length + FrameChannel.LENGTH_BYTES);
                 }
             } catch (EOFException e) {
                 LOG.info("The stream manager closed the connection of instance {}", instanceId);

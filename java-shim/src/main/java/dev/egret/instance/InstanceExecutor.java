@@ -3,13 +3,13 @@ package dev.egret.instance;
 import dev.egret.metrics.TaskMetrics;
 import dev.egret.metrics.TaskStats;
 import dev.egret.proto.InstanceAssignment;
-import dev.egret.proto.RootId;
 import dev.egret.proto.StreamManagerToInstance;
 import dev.egret.proto.TopologySettings;
 import dev.egret.proto.TopologyState;
-import dev.egret.proto.TreeEvent;
+import dev.egret.proto.TreeOutcome;
 import dev.egret.serialization.JavaSerialization;
 import dev.egret.serialization.TupleValuesCodec;
+import dev.egret.wire.FrameBuffer;
 import java.io.File;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -144,6 +144,8 @@ final class InstanceExecutor {
     private final TupleValuesCodec executorCodec;
     /** The inbound frame being executed, read in place (executor thread only). */
     private final InboundBatch inboundBatch = new InboundBatch();
+    /** The inbound tree events being handled, read in place (executor thread only). */
+    private final InboundTreeEvents treeEvents = new InboundTreeEvents();
     private final List<Task> tasks = new ArrayList<>();
     private final Map<Integer, Task> tasksById = new HashMap<>();
     private final boolean debug;
@@ -485,8 +487,19 @@ final class InstanceExecutor {
     }
 
     private void handle(Object o) throws TaskFailure {
-        if (o instanceof byte[]) {
-            executeFrame((byte[]) o);
+        if (o instanceof FrameBuffer) {
+            FrameBuffer frame = (FrameBuffer) o;
+            try {
+                if (InboundTreeEvents.carriesTreeEvents(frame.array(), frame.length())) {
+                    handleTreeEvents(frame.array(), frame.length());
+                } else {
+                    executeFrame(frame.array(), frame.length());
+                }
+            } finally {
+                // Nothing refers to the frame's bytes after it was handled: values were
+                // copied out by Kryo, the batch forgot the array.
+                frame.release();
+            }
             return;
         }
         if (!(o instanceof StreamManagerToInstance)) {
@@ -494,17 +507,19 @@ final class InstanceExecutor {
         }
         StreamManagerToInstance m = (StreamManagerToInstance) o;
         switch (m.getMessageCase()) {
-            case TUPLES:
-                executeFrame(m.toByteArray());
+            case TUPLES: {
+                byte[] frame = m.toByteArray();
+                executeFrame(frame, frame.length);
                 break;
+            }
             case STATE:
                 setState(m.getState().getState());
                 break;
-            case TREE_EVENTS:
-                for (TreeEvent e : m.getTreeEvents().getEventsList()) {
-                    onTreeEvent(e);
-                }
+            case TREE_EVENTS: {
+                byte[] frame = m.toByteArray();
+                handleTreeEvents(frame, frame.length);
                 break;
+            }
             case THROTTLE:
                 setThrottled(m.getThrottle().getThrottled());
                 break;
@@ -558,16 +573,34 @@ final class InstanceExecutor {
         LOG.info("Topology state of {} is now {}", component, s);
     }
 
-    private void onTreeEvent(TreeEvent e) throws TaskFailure {
-        RootId root = e.getRoot();
-        Task t = tasksById.get(root.getSpoutTask());
-        if (t == null || t.spoutCollector == null) {
-            LOG.debug("Ignoring a tree event for task {}, not a spout task of {}", root.getSpoutTask(), component);
+    /** The outcomes of this instance's spout trees in a frame the reader left as bytes. */
+    private void handleTreeEvents(byte[] frame, int length) throws TaskFailure {
+        try {
+            treeEvents.read(frame, length);
+        } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+            LOG.error("Dropping a malformed frame of tree events ({} bytes) for {}: {}", length, component,
+                    e.getMessage());
             return;
         }
-        switch (e.getOutcome()) {
+        for (int i = 0; i < treeEvents.size(); i++) {
+            onTreeEvent(treeEvents.spoutTask(i), treeEvents.key(i), treeEvents.outcome(i));
+        }
+    }
+
+    private void onTreeEvent(int spoutTask, long key, int outcomeNumber) throws TaskFailure {
+        Task t = tasksById.get(spoutTask);
+        if (t == null || t.spoutCollector == null) {
+            LOG.debug("Ignoring a tree event for task {}, not a spout task of {}", spoutTask, component);
+            return;
+        }
+        TreeOutcome outcome = TreeOutcome.forNumber(outcomeNumber);
+        if (outcome == null) {
+            LOG.debug("Ignoring a tree event with outcome {}", outcomeNumber);
+            return;
+        }
+        switch (outcome) {
             case TREE_OUTCOME_COMPLETED: {
-                SpoutCollector.Pending p = t.spoutCollector.remove(root.getKey());
+                SpoutCollector.Pending p = t.spoutCollector.remove(key);
                 if (p != null && t.eo != null) {
                     t.eo.completed(p);
                     drainEffectivelyOnce(t);
@@ -577,7 +610,7 @@ final class InstanceExecutor {
                 break;
             }
             case TREE_OUTCOME_FAILED: {
-                SpoutCollector.Pending p = t.spoutCollector.remove(root.getKey());
+                SpoutCollector.Pending p = t.spoutCollector.remove(key);
                 if (p != null && t.eo != null) {
                     t.eo.failed(p);
                     drainEffectivelyOnce(t);
@@ -587,10 +620,10 @@ final class InstanceExecutor {
                 break;
             }
             case TREE_OUTCOME_TIMEOUT_RESET:
-                t.spoutCollector.resetTimer(root.getKey(), System.nanoTime());
+                t.spoutCollector.resetTimer(key, System.nanoTime());
                 break;
             default:
-                LOG.debug("Ignoring a tree event with outcome {}", e.getOutcome());
+                LOG.debug("Ignoring a tree event with outcome {}", outcome);
                 break;
         }
     }
@@ -722,11 +755,11 @@ final class InstanceExecutor {
      * A malformed frame is dropped whole, with an error naming the problem; its tracked tuples
      * time out in their ledgers and are replayed, as tuples lost with a connection are.
      */
-    private void executeFrame(byte[] frame) throws TaskFailure {
+    private void executeFrame(byte[] frame, int length) throws TaskFailure {
         try {
-            inboundBatch.read(frame);
+            inboundBatch.read(frame, length);
         } catch (com.google.protobuf.InvalidProtocolBufferException e) {
-            LOG.error("Dropping a malformed frame of {} bytes from the stream manager for {}: {}", frame.length,
+            LOG.error("Dropping a malformed frame of {} bytes from the stream manager for {}: {}", length,
                     component, e.getMessage());
             return;
         }

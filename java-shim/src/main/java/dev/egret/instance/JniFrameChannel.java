@@ -2,6 +2,7 @@ package dev.egret.instance;
 
 import com.google.protobuf.CodedOutputStream;
 import com.google.protobuf.MessageLite;
+import dev.egret.wire.FrameBuffer;
 import dev.egret.wire.FrameChannel;
 import dev.egret.wire.FrameTooLargeException;
 import java.io.EOFException;
@@ -57,24 +58,44 @@ public final class JniFrameChannel extends FrameChannel {
     @Override
     public byte[] readFrame(int limit) throws IOException {
         synchronized (readLock) {
-            if (closed) {
-                throw new EOFException("connection closed");
-            }
-            long length = receive(readBuffer);
-            if (length > limit) {
-                throw new FrameTooLargeException(length, limit);
-            }
-            if (length > readBuffer.capacity()) {
-                // The frame waits on the Rust side for a buffer that holds it.
-                readBuffer = ByteBuffer.allocateDirect((int) length);
-                length = receive(readBuffer);
-            }
-            byte[] body = new byte[(int) length];
+            int length = receiveFrame(limit);
+            byte[] body = new byte[length];
             readBuffer.get(0, body);
-            if (readBuffer.capacity() > KEEP_BUFFER_BYTES && length < readBuffer.capacity() / 4) {
-                readBuffer = ByteBuffer.allocateDirect(FIRST_BUFFER_BYTES);
-            }
+            shrinkAfterLargeFrame(length);
             return body;
+        }
+    }
+
+    /** Under the read lock: the next frame, in {@link #readBuffer}'s first bytes; its length. */
+    private int receiveFrame(int limit) throws IOException {
+        if (closed) {
+            throw new EOFException("connection closed");
+        }
+        long length = receive(readBuffer);
+        if (length > limit) {
+            throw new FrameTooLargeException(length, limit);
+        }
+        if (length > readBuffer.capacity()) {
+            // The frame waits on the Rust side for a buffer that holds it.
+            readBuffer = ByteBuffer.allocateDirect((int) length);
+            length = receive(readBuffer);
+        }
+        return (int) length;
+    }
+
+    /** Under the read lock: a buffer grown for an unusually large frame goes back to its first size. */
+    private void shrinkAfterLargeFrame(int length) {
+        if (readBuffer.capacity() > KEEP_BUFFER_BYTES && length < readBuffer.capacity() / 4) {
+            readBuffer = ByteBuffer.allocateDirect(FIRST_BUFFER_BYTES);
+        }
+    }
+
+    @Override
+    public void readFrame(FrameBuffer into, int limit) throws IOException {
+        synchronized (readLock) {
+            int length = receiveFrame(limit);
+            readBuffer.get(0, into.arrayFor(length), 0, length);
+            shrinkAfterLargeFrame(length);
         }
     }
 

@@ -21,7 +21,8 @@ import java.nio.file.Path;
  * <p>Thread-safety: one thread may read while another writes; concurrent readers are
  * serialized on a read lock and concurrent writers on a write lock, so frames never
  * interleave. Writing reuses one growable buffer (no per-frame allocation once warm);
- * reading allocates exactly the announced length after checking it against the cap.
+ * reading allocates exactly the announced length after checking it against the cap, or
+ * reads into a reusable {@link FrameBuffer}.
  */
 public class FrameChannel implements Closeable {
     /** Cap of a connection's first frame (the hello and its reply), as in the Rust side. */
@@ -51,7 +52,7 @@ public class FrameChannel implements Closeable {
 
     /**
      * For a subclass that carries whole frames itself (the JNI bridge's channel): it
-     * overrides {@link #readFrame(int)}, {@link #write(MessageLite, int)},
+     * overrides {@link #readFrame(int)}, {@link #readFrame(FrameBuffer, int)}, {@link #write(MessageLite, int)},
      * {@link #writeEncoded(byte[], int, int)}, {@link #isOpen()}
      * and {@link #close()}.
      */
@@ -181,6 +182,36 @@ public class FrameChannel implements Closeable {
                 readFully(ByteBuffer.wrap(body), false);
             }
             return body;
+        }
+    }
+
+    /**
+     * Reads one frame's body into {@code into} (its array grows when the frame is longer),
+     * with the connection's cap.
+     */
+    public void readFrame(FrameBuffer into) throws IOException {
+        readFrame(into, maxFrameBytes);
+    }
+
+    /**
+     * Reads one frame's body into {@code into}, as {@link #readFrame(int)} reads it into a
+     * new array.
+     */
+    public void readFrame(FrameBuffer into, int limit) throws IOException {
+        synchronized (readLock) {
+            header.clear();
+            if (!readFully(header, true)) {
+                throw new EOFException("connection closed");
+            }
+            header.flip();
+            long length = Integer.toUnsignedLong(header.getInt());
+            if (length > limit) {
+                throw new FrameTooLargeException(length, limit);
+            }
+            byte[] body = into.arrayFor((int) length);
+            if (length > 0) {
+                readFully(ByteBuffer.wrap(body, 0, (int) length), false);
+            }
         }
     }
 

@@ -28,6 +28,25 @@ class InboundBatchTest {
         return RootId.newBuilder().setSpoutTask(task).setKey(key).build();
     }
 
+    /**
+     * A frame whose batch holds one tuple of these hand-written bytes, and an unknown field
+     * after it when {@code unknownField}.
+     */
+    private static ByteArrayOutputStream frameAround(byte[] tuple, boolean unknownField) throws Exception {
+        ByteArrayOutputStream batchBytes = new ByteArrayOutputStream();
+        CodedOutputStream bb = CodedOutputStream.newInstance(batchBytes);
+        bb.writeByteArray(TupleBatch.TUPLES_FIELD_NUMBER, tuple);
+        if (unknownField) {
+            bb.writeString(30, "unknown in the batch");
+        }
+        bb.flush();
+        ByteArrayOutputStream frame = new ByteArrayOutputStream();
+        CodedOutputStream f = CodedOutputStream.newInstance(frame);
+        f.writeByteArray(StreamManagerToInstance.TUPLES_FIELD_NUMBER, batchBytes.toByteArray());
+        f.flush();
+        return frame;
+    }
+
     private static byte[] frameOf(TupleBatch batch) {
         return StreamManagerToInstance.newBuilder().setTuples(batch).build().toByteArray();
     }
@@ -128,15 +147,7 @@ class InboundBatchTest {
         t.writeFixed64(TupleData.EDGE_ID_FIELD_NUMBER, 2L);
         t.writeMessage(TupleData.ROOTS_FIELD_NUMBER, root(3, 33L));
         t.flush();
-        ByteArrayOutputStream frame = new ByteArrayOutputStream();
-        CodedOutputStream f = CodedOutputStream.newInstance(frame);
-        ByteArrayOutputStream batchBytes = new ByteArrayOutputStream();
-        CodedOutputStream bb = CodedOutputStream.newInstance(batchBytes);
-        bb.writeByteArray(TupleBatch.TUPLES_FIELD_NUMBER, tuple.toByteArray());
-        bb.writeString(30, "unknown in the batch");
-        bb.flush();
-        f.writeByteArray(StreamManagerToInstance.TUPLES_FIELD_NUMBER, batchBytes.toByteArray());
-        f.flush();
+        ByteArrayOutputStream frame = frameAround(tuple.toByteArray(), true);
         InboundBatch batch = new InboundBatch();
         assertTrue(InboundBatch.carriesTuples(frame.toByteArray()));
         assertReadsAsTheParser(frame.toByteArray(), batch, false);
@@ -176,14 +187,7 @@ class InboundBatchTest {
         CodedOutputStream t = CodedOutputStream.newInstance(tuple);
         t.writeByteArray(TupleData.STREAM_FIELD_NUMBER, new byte[] {(byte) 0xc3, (byte) 0x28});
         t.flush();
-        ByteArrayOutputStream frame = new ByteArrayOutputStream();
-        CodedOutputStream f = CodedOutputStream.newInstance(frame);
-        ByteArrayOutputStream batchBytes = new ByteArrayOutputStream();
-        CodedOutputStream bb = CodedOutputStream.newInstance(batchBytes);
-        bb.writeByteArray(TupleBatch.TUPLES_FIELD_NUMBER, tuple.toByteArray());
-        bb.flush();
-        f.writeByteArray(StreamManagerToInstance.TUPLES_FIELD_NUMBER, batchBytes.toByteArray());
-        f.flush();
+        ByteArrayOutputStream frame = frameAround(tuple.toByteArray(), false);
         InvalidProtocolBufferException e =
                 assertThrows(InvalidProtocolBufferException.class, () -> batch.read(frame.toByteArray()));
         assertTrue(e.getMessage().contains("UTF-8"), e.getMessage());

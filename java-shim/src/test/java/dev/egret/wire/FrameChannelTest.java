@@ -56,6 +56,53 @@ class FrameChannelTest {
     }
 
     @Test
+    void framesAreReadIntoAReusedBufferThatGrowsToTheLargest() throws Exception {
+        try (SocketChannel clientSocket = SocketChannel.open(UnixDomainSocketAddress.of(socket));
+                SocketChannel peerSocket = server.accept();
+                FrameChannel peer = new FrameChannel(peerSocket, 1 << 20)) {
+            FrameBuffer buffer = new FrameBuffer(16);
+            int[] sizes = {10, 0, 5000, 3, 70_000, 12};
+            for (int size : sizes) {
+                byte[] body = new byte[size];
+                for (int i = 0; i < size; i++) {
+                    body[i] = (byte) (i * 31 + size);
+                }
+                RawFrames.write(clientSocket, body);
+                peer.readFrame(buffer);
+                assertEquals(size, buffer.length());
+                assertArrayEquals(body, java.util.Arrays.copyOf(buffer.array(), buffer.length()));
+            }
+            assertEquals(70_000, buffer.array().length, "grown once to the largest frame, then reused");
+            // Only a length over the cap: refused after the header, before the body is read.
+            clientSocket.write(ByteBuffer.allocate(4).putInt(2 << 20).flip());
+            assertThrows(FrameTooLargeException.class, () -> peer.readFrame(buffer));
+        }
+    }
+
+    @Test
+    void aPoolKeepsAFewBuffersAndLetsHugeOnesGo() {
+        FrameBuffer.Pool pool = new FrameBuffer.Pool(2, 1000, 64);
+        FrameBuffer a = pool.take();
+        FrameBuffer b = pool.take();
+        FrameBuffer c = pool.take();
+        assertEquals(64, a.array().length);
+        a.arrayFor(900);
+        b.arrayFor(1001);
+        a.release();
+        b.release();
+        c.release();
+        assertEquals(2, pool.kept(), "a, then c; b's array is over the bound");
+        FrameBuffer again = pool.take();
+        org.junit.jupiter.api.Assertions.assertSame(c, again, "the last given back comes first");
+        assertEquals(0, again.length());
+        org.junit.jupiter.api.Assertions.assertSame(a, pool.take());
+        assertEquals(0, pool.kept());
+        // A buffer of no pool is simply dropped.
+        new FrameBuffer(8).release();
+        assertEquals(0, pool.kept());
+    }
+
+    @Test
     void anEncodedBodyGoesOutWithItsLengthInTheRoomBeforeIt() throws Exception {
         try (SocketChannel clientSocket = SocketChannel.open(UnixDomainSocketAddress.of(socket));
                 SocketChannel peerSocket = server.accept();

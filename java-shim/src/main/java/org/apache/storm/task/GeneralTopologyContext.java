@@ -82,14 +82,36 @@ public class GeneralTopologyContext {
     }
 
     public Fields getComponentOutputFields(String componentId, String streamId) {
+        // Every received tuple asks (TupleImpl), mostly with the strings of the tuple before.
+        LastFields last = lastFields;
+        if (last != null && last.componentId == componentId && last.streamId == streamId) {
+            return last.fields;
+        }
         Map<String, Fields> streams = componentToStreamToFields.get(componentId);
         Fields ret = streams == null ? null : streams.get(streamId);
         if (ret == null) {
             throw new IllegalArgumentException("No output fields defined for component:stream "
                     + componentId + ":" + streamId);
         }
+        lastFields = new LastFields(componentId, streamId, ret);
         return ret;
     }
+
+    /** A lookup of output fields, by the identity of its two strings. */
+    private static final class LastFields {
+        final String componentId;
+        final String streamId;
+        final Fields fields;
+
+        LastFields(String componentId, String streamId, Fields fields) {
+            this.componentId = componentId;
+            this.streamId = streamId;
+            this.fields = fields;
+        }
+    }
+
+    /** The last lookup; racy on purpose (immutable, and any one seen is right). */
+    private LastFields lastFields;
 
     public Fields getComponentOutputFields(GlobalStreamId id) {
         return getComponentOutputFields(id.get_componentId(), id.get_streamId());
