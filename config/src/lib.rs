@@ -39,7 +39,15 @@ pub use settings::{BATCH_FLUSH_MS, BATCH_SIZE, FRAME_MAX_BYTES};
 pub const TOPOLOGY_WORKERS: &str = "topology.workers";
 pub const TOPOLOGY_ONHEAP_MB: &str = "topology.component.resources.onheap.memory.mb";
 
+/// `egret.instance.jvm.opts` when unset, for an instance JVM (socket bridge: one JVM per
+/// executor, whose serial collector pauses only that executor).
 pub const DEFAULT_INSTANCE_JVM_OPTS: &str = "-XX:+UseSerialGC -Xss512k";
+/// `egret.instance.jvm.opts` when unset, for the JNI bridge's embedded JVM, which hosts
+/// every executor of its container: a pause of its collector stops all of them, so it
+/// collects with every core (the parallel collector), its heap sized for at most a tenth
+/// of the time in collections (docs/performance.md, "Parallel collection in the embedded
+/// JVM").
+pub const DEFAULT_EMBEDDED_JVM_OPTS: &str = "-XX:+UseParallelGC -XX:GCTimeRatio=9 -Xss512k";
 /// The defaults of the resolved settings are [`settings`]'s; these are the same values.
 pub const DEFAULT_BATCH_SIZE: i64 = settings::DEFAULT_BATCH_SIZE as i64;
 pub const DEFAULT_BATCH_FLUSH_MS: i64 = settings::DEFAULT_BATCH_FLUSH_MS as i64;
@@ -123,10 +131,8 @@ pub fn defaults(env: &Environment) -> ConfigMap {
         Value::String(env.egret_home.join("local").to_string_lossy().into_owned()),
     );
     map.insert(JAVA.into(), Value::String(java));
-    map.insert(
-        INSTANCE_JVM_OPTS.into(),
-        Value::String(DEFAULT_INSTANCE_JVM_OPTS.into()),
-    );
+    // No `egret.instance.jvm.opts`: its default depends on the bridge (the container's
+    // JvmSettings resolves it, DEFAULT_INSTANCE_JVM_OPTS or DEFAULT_EMBEDDED_JVM_OPTS).
     map.insert(BATCH_SIZE.into(), Value::from(DEFAULT_BATCH_SIZE));
     map.insert(BATCH_FLUSH_MS.into(), Value::from(DEFAULT_BATCH_FLUSH_MS));
     map.insert(FRAME_MAX_BYTES.into(), Value::from(DEFAULT_FRAME_MAX_BYTES));

@@ -45,15 +45,16 @@ pub fn embedded_heap_mb(heaps: impl IntoIterator<Item = i64>) -> u32 {
 
 /// The embedded JVM's options before the fixed ones (contracts.md, "Instance
 /// JVMs"): the initial heap, the shim's class archive, that the code
-/// directories are extracted, then `egret.instance.jvm.opts` (whose `-Xms` or
-/// `-Xshare` win, coming later).
+/// directories are extracted, then `egret.instance.jvm.opts` or, when it is
+/// unset, the embedded JVM's default options (whose `-Xms` or `-Xshare` win,
+/// coming later).
 pub fn embedded_options(settings: &JvmSettings, heap_mb: u32) -> Vec<String> {
     std::iter::once(crate::initial_heap_option(i64::from(heap_mb)))
         .chain(settings.class_archive.iter().cloned())
         .chain(std::iter::once(
             crate::code_dir::EXTRACTED_PROPERTY.to_owned(),
         ))
-        .chain(settings.jvm_opts.iter().cloned())
+        .chain(settings.embedded_jvm_opts.iter().cloned())
         .collect()
 }
 
@@ -183,7 +184,8 @@ mod tests {
         let settings = JvmSettings {
             java: "java".into(),
             shim_jar: "/e/egret-shim.jar".into(),
-            jvm_opts: vec!["-Xms64m".into()],
+            jvm_opts: vec!["-XX:+UseSerialGC".into()],
+            embedded_jvm_opts: vec!["-Xms64m".into()],
             classpath_extra: Vec::new(),
             class_archive: vec![
                 "-XX:SharedArchiveFile=/e/egret-shim.jsa".into(),

@@ -67,8 +67,12 @@ pub struct JvmSettings {
     pub java: PathBuf,
     /// `egret.shim.jar`.
     pub shim_jar: PathBuf,
-    /// `egret.instance.jvm.opts`, split into arguments.
+    /// `egret.instance.jvm.opts`, split into arguments: an instance JVM's
+    /// (socket bridge), [`egret_config::DEFAULT_INSTANCE_JVM_OPTS`] when unset.
     pub jvm_opts: Vec<String>,
+    /// The same for the JNI bridge's embedded JVM:
+    /// [`egret_config::DEFAULT_EMBEDDED_JVM_OPTS`] when unset, else the key's value.
+    pub embedded_jvm_opts: Vec<String>,
     /// `egret.instance.classpath.extra`: jars after the topology jar.
     pub classpath_extra: Vec<PathBuf>,
     /// The options mapping the executors' class archive (`egret-shim-executors.jsa`
@@ -104,19 +108,26 @@ impl JvmSettings {
             }
             None => PathBuf::from("java"),
         };
-        let jvm_opts = match get(egret_config::INSTANCE_JVM_OPTS) {
-            None | Some(Value::Null) => Vec::new(),
-            Some(Value::String(s)) => s.split_whitespace().map(str::to_owned).collect(),
-            Some(Value::Array(items)) => items
-                .iter()
-                .map(|item| match item {
-                    Value::String(s) => Ok(s.clone()),
-                    other => Err(ContainerError::Config(format!(
-                        "{} must be a string or a list of strings, found an item {other}",
-                        egret_config::INSTANCE_JVM_OPTS
-                    ))),
-                })
-                .collect::<Result<_, _>>()?,
+        let split = |s: &str| s.split_whitespace().map(str::to_owned).collect::<Vec<_>>();
+        let (jvm_opts, embedded_jvm_opts) = match get(egret_config::INSTANCE_JVM_OPTS) {
+            None | Some(Value::Null) => (
+                split(egret_config::DEFAULT_INSTANCE_JVM_OPTS),
+                split(egret_config::DEFAULT_EMBEDDED_JVM_OPTS),
+            ),
+            Some(Value::String(s)) => (split(s), split(s)),
+            Some(Value::Array(items)) => {
+                let opts = items
+                    .iter()
+                    .map(|item| match item {
+                        Value::String(s) => Ok(s.clone()),
+                        other => Err(ContainerError::Config(format!(
+                            "{} must be a string or a list of strings, found an item {other}",
+                            egret_config::INSTANCE_JVM_OPTS
+                        ))),
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                (opts.clone(), opts)
+            }
             Some(other) => {
                 return Err(ContainerError::Config(format!(
                     "{} must be a string or a list of strings, found {other}",
@@ -156,6 +167,7 @@ impl JvmSettings {
             java,
             shim_jar,
             jvm_opts,
+            embedded_jvm_opts,
             classpath_extra,
             class_archive,
         })
@@ -412,6 +424,7 @@ mod tests {
             java: "/opt/jdk/bin/java".into(),
             shim_jar: "/opt/egret/egret-shim.jar".into(),
             jvm_opts: vec!["-XX:+UseSerialGC".into(), "-Xss512k".into()],
+            embedded_jvm_opts: Vec::new(),
             classpath_extra: Vec::new(),
             class_archive: Vec::new(),
         };
@@ -501,6 +514,11 @@ mod tests {
         let s = JvmSettings::from_config(&config, &env(), Path::new("/nowhere/egret")).unwrap();
         assert_eq!(s.java, PathBuf::from("/opt/jdk/bin/java"));
         assert_eq!(s.jvm_opts, vec!["-XX:+UseSerialGC", "-Xss512k"]);
+        assert_eq!(
+            s.embedded_jvm_opts,
+            vec!["-XX:+UseParallelGC", "-XX:GCTimeRatio=9", "-Xss512k"],
+            "the embedded JVM hosts every executor: its own default"
+        );
         assert_eq!(s.shim_jar, jar);
         assert!(s.classpath_extra.is_empty());
         config.insert(
@@ -528,6 +546,11 @@ mod tests {
         config.insert(egret_config::JAVA.into(), json!("/usr/bin/java"));
         let s = JvmSettings::from_config(&config, &env(), Path::new("/nowhere/egret")).unwrap();
         assert_eq!(s.jvm_opts, vec!["-Da=b c", "-ea"]);
+        assert_eq!(
+            s.embedded_jvm_opts,
+            vec!["-Da=b c", "-ea"],
+            "a set value is both's"
+        );
         assert_eq!(s.java, PathBuf::from("/usr/bin/java"));
         config.insert(egret_config::INSTANCE_JVM_OPTS.into(), json!(3));
         assert!(JvmSettings::from_config(&config, &env(), Path::new("/nowhere/egret")).is_err());
