@@ -167,22 +167,10 @@ public class FrameChannel implements Closeable {
      * @throws FrameTooLargeException if the announced length exceeds {@code limit}
      */
     public byte[] readFrame(int limit) throws IOException {
-        synchronized (readLock) {
-            header.clear();
-            if (!readFully(header, true)) {
-                throw new EOFException("connection closed");
-            }
-            header.flip();
-            long length = Integer.toUnsignedLong(header.getInt());
-            if (length > limit) {
-                throw new FrameTooLargeException(length, limit);
-            }
-            byte[] body = new byte[(int) length];
-            if (length > 0) {
-                readFully(ByteBuffer.wrap(body), false);
-            }
-            return body;
-        }
+        // A buffer with no array yet: it gets one of exactly the frame's length.
+        FrameBuffer body = new FrameBuffer(0);
+        readFrame(body, limit);
+        return body.array();
     }
 
     /**
