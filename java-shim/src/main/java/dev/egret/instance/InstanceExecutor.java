@@ -505,21 +505,12 @@ final class InstanceExecutor {
         if (!(o instanceof StreamManagerToInstance)) {
             return;
         }
+        // Tuples and tree events never come parsed: the reader queues their frames as bytes.
         StreamManagerToInstance m = (StreamManagerToInstance) o;
         switch (m.getMessageCase()) {
-            case TUPLES: {
-                byte[] frame = m.toByteArray();
-                executeFrame(frame, frame.length);
-                break;
-            }
             case STATE:
                 setState(m.getState().getState());
                 break;
-            case TREE_EVENTS: {
-                byte[] frame = m.toByteArray();
-                handleTreeEvents(frame, frame.length);
-                break;
-            }
             case THROTTLE:
                 setThrottled(m.getThrottle().getThrottled());
                 break;

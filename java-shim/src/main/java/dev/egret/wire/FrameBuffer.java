@@ -35,14 +35,6 @@ public final class FrameBuffer {
         return length;
     }
 
-    /** Sets the length of a frame written into {@link #array()} (at most its size). */
-    public void setLength(int n) {
-        if (n < 0 || n > array.length) {
-            throw new IllegalArgumentException("a frame of " + n + " bytes in an array of " + array.length);
-        }
-        length = n;
-    }
-
     /**
      * Makes room for a frame of {@code n} bytes, to be written into the array returned (what
      * the buffer held is not kept), and sets the length.
