@@ -3,7 +3,9 @@
 //! multilang subprocesses run (`TopologyContext.getCodeDir()` is the work dir).
 //!
 //! The container extracts them before it starts the stream manager (and so
-//! before any instance JVM or embedded JVM), once per jar for all its instances,
+//! before any instance JVM or embedded JVM), once per jar for all its instances
+//! (each file written once, the other instances' copies hard links to it, as
+//! Storm's workers on one supervisor share one `resources/`),
 //! and tells the JVMs so with [`EXTRACTED_PROPERTY`]: the shim then does not list
 //! the jar again in each executor (a fat jar has tens of thousands of entries, and
 //! listing them in each of a container's JVM threads took about half a second of
@@ -85,14 +87,40 @@ fn extract_jar(jar: &Path, work_dirs: &[PathBuf]) -> Result<usize, String> {
             .read_to_end(&mut bytes)
             .map_err(|e| format!("entry {name}: {e}"))?;
         let script = bytes.starts_with(b"#!");
+        // Written once; the other work dirs get a hard link to that file, as
+        // Storm's workers on one supervisor share one resources/ directory.
+        let mut written: Option<PathBuf> = None;
         for dir in work_dirs {
             let out = dir.join(RESOURCES).join(relative);
-            write_atomically(&out, &bytes, script)
-                .map_err(|e| format!("{}: {e}", out.display()))?;
+            let linked = match &written {
+                Some(first) => link_atomically(first, &out).is_ok(),
+                None => false,
+            };
+            if !linked {
+                write_atomically(&out, &bytes, script)
+                    .map_err(|e| format!("{}: {e}", out.display()))?;
+            }
+            if written.is_none() {
+                written = Some(out);
+            }
         }
         files += 1;
     }
     Ok(files)
+}
+
+/// Makes `out` a hard link to `first` through a temporary name beside it (a
+/// reader never sees it missing); fails where hard links cannot be made (another
+/// file system), and the caller writes the file instead.
+fn link_atomically(first: &Path, out: &Path) -> std::io::Result<()> {
+    let parent = out.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(parent)?;
+    let tmp = tempfile::Builder::new()
+        .prefix(".link-")
+        .suffix(".tmp")
+        .make_in(parent, |path| std::fs::hard_link(first, path))?;
+    tmp.persist(out).map_err(|e| e.error)?;
+    Ok(())
 }
 
 /// Writes `out` through a temporary file beside it (a reader never sees half a
@@ -178,13 +206,25 @@ mod tests {
             assert!(!dir.join("evil.txt").exists());
             assert!(!r.join("com").exists());
         }
+        // One copy of each file on disk: the other work dirs link to it.
+        {
+            use std::os::unix::fs::MetadataExt;
+            let inode = |d: &PathBuf| {
+                std::fs::metadata(d.join("resources/sub/b.txt"))
+                    .unwrap()
+                    .ino()
+            };
+            assert_eq!(inode(&dirs[0]), inode(&dirs[1]));
+        }
         // A restarted container replaces what is there.
         std::fs::write(dirs[0].join("resources/sub/b.txt"), b"changed").unwrap();
         assert_eq!(extract(&jars, &dirs).unwrap(), 3);
-        assert_eq!(
-            std::fs::read(dirs[0].join("resources/sub/b.txt")).unwrap(),
-            b"b"
-        );
+        for dir in &dirs {
+            assert_eq!(std::fs::read(dir.join("resources/sub/b.txt")).unwrap(), b"b");
+        }
+        assert!(std::fs::read_dir(dirs[1].join("resources/sub"))
+            .unwrap()
+            .all(|e| !e.unwrap().file_name().to_string_lossy().ends_with(".tmp")));
     }
 
     #[test]
