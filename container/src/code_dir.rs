@@ -220,11 +220,16 @@ mod tests {
         std::fs::write(dirs[0].join("resources/sub/b.txt"), b"changed").unwrap();
         assert_eq!(extract(&jars, &dirs).unwrap(), 3);
         for dir in &dirs {
-            assert_eq!(std::fs::read(dir.join("resources/sub/b.txt")).unwrap(), b"b");
+            assert_eq!(
+                std::fs::read(dir.join("resources/sub/b.txt")).unwrap(),
+                b"b"
+            );
         }
-        assert!(std::fs::read_dir(dirs[1].join("resources/sub"))
-            .unwrap()
-            .all(|e| !e.unwrap().file_name().to_string_lossy().ends_with(".tmp")));
+        assert!(
+            std::fs::read_dir(dirs[1].join("resources/sub"))
+                .unwrap()
+                .all(|e| !e.unwrap().file_name().to_string_lossy().ends_with(".tmp"))
+        );
     }
 
     #[test]
