@@ -31,6 +31,9 @@ pub struct TaskFigures {
     pub executed: u64,
     pub latency_count: u64,
     pub latencies: Histogram,
+    /// Complete latencies in µs that a spout measured itself (`hist_us`: the
+    /// rate workload's spout, from the time each tuple was due); empty otherwise.
+    pub latencies_us: Histogram,
     /// Wall clock (ms since the epoch) of the task's first counted tuple (a spout's
     /// first ack, a bolt's first execute); 0 before it (and from older hooks).
     pub first_ms: u64,
@@ -64,6 +67,7 @@ impl TaskFigures {
                 "executed" => out.executed = num(value)?,
                 "latency_count" => out.latency_count = num(value)?,
                 "hist" => out.latencies = Histogram::parse_sparse(value)?,
+                "hist_us" => out.latencies_us = Histogram::parse_sparse(value)?,
                 "first_ms" => out.first_ms = num(value)?,
                 _ => {}
             }
@@ -163,6 +167,8 @@ pub struct Window {
     pub executed: u64,
     /// Complete latencies (ms) of the acks in the window.
     pub latencies: Histogram,
+    /// The spouts' own complete latencies (µs) in the window, where they measure them.
+    pub latencies_us: Histogram,
 }
 
 fn since(end: u64, start: u64) -> u64 {
@@ -191,6 +197,8 @@ impl Window {
                 out.sink_executed += executed;
             }
             out.latencies.merge(&e.latencies.since(&s.latencies));
+            out.latencies_us
+                .merge(&e.latencies_us.since(&s.latencies_us));
         }
         spans.sort_by(f64::total_cmp);
         out.seconds = spans.get(spans.len() / 2).copied().filter(|s| *s > 0.0);
@@ -221,6 +229,19 @@ mod tests {
         assert_eq!(f.executed, 42);
         assert_eq!(f.latencies.count(), 0);
         assert!(TaskFigures::parse("component x\n").is_err());
+        assert_eq!(
+            f.latencies_us.count(),
+            0,
+            "no hist_us: the spout measured none"
+        );
+        let with_us = format!("{}hist_us 20:3 300:1\n", file(3, false, 1000, 4, 0, ""));
+        assert_eq!(
+            TaskFigures::parse(&with_us).unwrap().latencies_us.count(),
+            4
+        );
+        assert!(
+            TaskFigures::parse(&format!("{}hist_us 20\n", file(3, false, 1000, 4, 0, ""))).is_err()
+        );
         assert!(TaskFigures::parse("version 2\n").is_err());
         assert!(TaskFigures::parse("version 1\nacked many\n").is_err());
     }
@@ -273,6 +294,31 @@ mod tests {
         assert_eq!(w.latencies.count(), 1000);
         assert_eq!(w.latencies.quantile(0.5), Some(2));
         assert!(w.latencies.quantile(0.99).unwrap() >= 40);
+        assert_eq!(w.latencies_us.count(), 0);
+        // The spout's own µs histogram is differenced the same way.
+        write(
+            "spout-1.txt",
+            format!(
+                "{}hist_us 20:10\n",
+                file(1, false, 21_000, 1100, 0, "2:600 40:500")
+            ),
+        );
+        let before = Snapshot::read(dir.path()).unwrap();
+        write(
+            "spout-1.txt",
+            format!(
+                "{}hist_us 20:15 31:5\n",
+                file(1, false, 22_000, 1110, 0, "2:610 40:500")
+            ),
+        );
+        let us = Window::between(&before, &Snapshot::read(dir.path()).unwrap()).latencies_us;
+        assert_eq!(us.count(), 10);
+        assert_eq!(us.quantile(0.5), Some(20));
+        assert_eq!(us.quantile(0.99), Some(31));
+        write(
+            "spout-1.txt",
+            file(1, false, 20_000, 1100, 0, "2:600 40:500"),
+        );
 
         let restarted = Snapshot::read(dir.path()).unwrap();
         let mut later = restarted.clone();

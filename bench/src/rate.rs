@@ -89,6 +89,26 @@ impl RatePoint {
             .map(|acked| self.result.cpu_secs * 1e6 / acked as f64)
     }
 
+    /// A complete latency quantile in ms: from the spout's own measurement in µs when it
+    /// made one (the rate workload's spout: from the time each tuple was due, as
+    /// storm-loadgen's ThroughputVsLatency measures), else Storm's whole milliseconds.
+    fn latency_ms(us: Option<u64>, ms: Option<u64>) -> Option<f64> {
+        us.map(|us| us as f64 / 1000.0)
+            .or_else(|| ms.map(|ms| ms as f64))
+    }
+
+    pub fn p50_ms(&self) -> Option<f64> {
+        Self::latency_ms(self.result.p50_us, self.result.p50_ms)
+    }
+
+    pub fn p99_ms(&self) -> Option<f64> {
+        Self::latency_ms(self.result.p99_us, self.result.p99_ms)
+    }
+
+    pub fn p999_ms(&self) -> Option<f64> {
+        Self::latency_ms(self.result.p999_us, self.result.p999_ms)
+    }
+
     /// Whether the system acked at least [`KEPT_UP`] of the offered rate.
     pub fn kept_up(&self) -> Option<bool> {
         self.result
@@ -136,9 +156,9 @@ pub fn summarize(points: &[RatePoint]) -> Vec<RateSummary> {
                 system: system.to_owned(),
                 rounds: runs.len(),
                 throughput: col(&|p| p.result.throughput),
-                p50_ms: col(&|p| p.result.p50_ms.map(|v| v as f64)),
-                p99_ms: col(&|p| p.result.p99_ms.map(|v| v as f64)),
-                p999_ms: col(&|p| p.result.p999_ms.map(|v| v as f64)),
+                p50_ms: col(&|p| p.p50_ms()),
+                p99_ms: col(&|p| p.p99_ms()),
+                p999_ms: col(&|p| p.p999_ms()),
                 cpu_us_per_tuple: col(&|p| p.cpu_us_per_tuple()),
                 kept_up: (!kept.is_empty()).then(|| kept.iter().all(|k| *k)),
             }
@@ -159,6 +179,9 @@ const HEADER: [&str; 10] = [
     "CPU µs/tuple",
 ];
 
+/// Latencies are shown to the µs (they are measured in µs where the spout measures them).
+const MS_DIGITS: usize = 3;
+
 fn opt(v: Option<f64>, digits: usize) -> String {
     v.map_or_else(|| "-".to_owned(), |v| format!("{v:.digits$}"))
 }
@@ -172,7 +195,6 @@ fn yes_no(v: Option<bool>) -> String {
 }
 
 fn rows(points: &[RatePoint]) -> Vec<[String; 10]> {
-    let ms = |v: Option<u64>| opt(v.map(|v| v as f64), 0);
     let mut rows: Vec<[String; 10]> = points
         .iter()
         .map(|p| {
@@ -183,9 +205,9 @@ fn rows(points: &[RatePoint]) -> Vec<[String; 10]> {
                 r.round.to_string(),
                 opt(r.throughput, 0),
                 yes_no(p.kept_up()),
-                ms(r.p50_ms),
-                ms(r.p99_ms),
-                ms(r.p999_ms),
+                opt(p.p50_ms(), MS_DIGITS),
+                opt(p.p99_ms(), MS_DIGITS),
+                opt(p.p999_ms(), MS_DIGITS),
                 format!("{:.1}", r.cpu_secs),
                 opt(p.cpu_us_per_tuple(), 2),
             ]
@@ -198,9 +220,9 @@ fn rows(points: &[RatePoint]) -> Vec<[String; 10]> {
             "median".to_owned(),
             opt(s.throughput, 0),
             yes_no(s.kept_up),
-            opt(s.p50_ms, 0),
-            opt(s.p99_ms, 0),
-            opt(s.p999_ms, 0),
+            opt(s.p50_ms, MS_DIGITS),
+            opt(s.p99_ms, MS_DIGITS),
+            opt(s.p999_ms, MS_DIGITS),
             "".to_owned(),
             opt(s.cpu_us_per_tuple, 2),
         ]);
@@ -240,8 +262,10 @@ pub fn markdown(meta: &Meta, points: &[RatePoint]) -> String {
     let _ = writeln!(
         out,
         "\nThe spout offers the rate (its tuples are due on a clock, not sent as fast as \
-         possible) and one bolt acks each tuple. Latency is Storm's complete latency \
-         (ms, as Storm's hooks report it), CPU the user + system CPU of every process of \
+         possible) and one bolt acks each tuple. Latency is the complete latency the \
+         spout measures itself with `System.nanoTime`, from the time each tuple was due \
+         to its ack, as storm-loadgen's ThroughputVsLatency measures it (a spout that \
+         emits late adds its delay); CPU the user + system CPU of every process of \
          the system over the measured window, per acked tuple. `kept up`: the system \
          acked at least {:.0} % of the offered rate; where it did not (`NO`), the latency \
          is that of a queue.",
@@ -269,15 +293,28 @@ pub fn svg(meta: &Meta, points: &[RatePoint]) -> String {
     let (left, top, plot_w, plot_h, bottom) = (70.0, 50.0, 560.0, 300.0, 60.0);
     let width = left + plot_w + 160.0;
     let height = top + plot_h + bottom;
-    // Log scale from 1 ms to the next power of ten above the largest latency;
-    // 0 ms (below the hook's resolution) is drawn at the bottom.
-    let max_ms = summaries
+    // Log scale from the power of ten at or below the smallest latency (1 µs at
+    // the least, 1 ms at the most) to the next one above the largest; 0 (below
+    // the measurement's resolution) is drawn at the bottom.
+    let shown: Vec<f64> = summaries
         .iter()
         .flat_map(|s| [s.p50_ms, s.p99_ms])
         .flatten()
-        .fold(1.0_f64, f64::max);
-    let decades = max_ms.log10().ceil().max(1.0);
-    let y_of = |ms: f64| top + plot_h - (ms.max(1.0).log10() / decades) * plot_h;
+        .collect();
+    let max_ms = shown.iter().copied().fold(1.0_f64, f64::max);
+    let low = shown
+        .iter()
+        .copied()
+        .filter(|ms| *ms > 0.0)
+        .fold(1.0_f64, f64::min)
+        .log10()
+        .floor()
+        .clamp(-3.0, 0.0) as i32;
+    let high = (max_ms.log10().ceil() as i32).max(low + 1);
+    let decades = f64::from(high - low);
+    let y_of = |ms: f64| {
+        top + plot_h - ((ms.max(10f64.powi(low)).log10() - f64::from(low)) / decades) * plot_h
+    };
     let x_of = |i: usize| {
         if rates.len() <= 1 {
             left + plot_w / 2.0
@@ -296,12 +333,12 @@ pub fn svg(meta: &Meta, points: &[RatePoint]) -> String {
         r#"<text x="10" y="20" font-size="14" font-weight="bold">egret bench --rate: complete latency against offered rate (median of {} round(s))</text>"#,
         meta.rounds
     );
-    for d in 0..=(decades as u32) {
-        let ms = 10f64.powi(d as i32);
+    for d in low..=high {
+        let ms = 10f64.powi(d);
         let y = y_of(ms);
-        // The bottom line also holds 0 ms (below the hook's resolution).
-        let label = if d == 0 {
-            "≤1".to_owned()
+        // The bottom line also holds what is below it (0: below the resolution).
+        let label = if d == low {
+            format!("≤{ms}")
         } else {
             ms.to_string()
         };
@@ -414,6 +451,9 @@ mod tests {
                 p50_ms: Some(p50),
                 p99_ms: Some(p99),
                 p999_ms: Some(p99 * 2),
+                p50_us: None,
+                p99_us: None,
+                p999_us: None,
                 cpu_secs: 2.0,
                 cpu_total_secs: 5.0,
                 peak_rss_bytes: 1 << 20,
@@ -509,10 +549,41 @@ mod tests {
             svg.contains(">1000</text>") && svg.contains(">5000</text>"),
             "{svg}"
         );
+        // Whole milliseconds (Storm's complete latency) when no spout measured µs.
+        assert!(t.contains(" 900.000 "), "{t}");
         // Log scale up to 1000 ms: four grid lines (1, 10, 100, 1000).
         assert!(
             svg.contains(">1000 ms</text>") && !svg.contains(">10000 ms"),
             "{svg}"
         );
+    }
+
+    #[test]
+    fn the_spouts_own_microseconds_win_over_storms_milliseconds() {
+        let mut storm = point(35_000, "storm", 1, 350_000, 0, 1);
+        storm.result.p50_us = Some(310);
+        storm.result.p99_us = Some(880);
+        storm.result.p999_us = Some(1_500);
+        let mut egret = point(35_000, "egret", 1, 350_000, 1, 3);
+        egret.result.p50_us = Some(1_200);
+        egret.result.p99_us = Some(2_600);
+        egret.result.p999_us = Some(4_100);
+        assert_eq!(storm.p50_ms(), Some(0.31));
+        assert_eq!(egret.p99_ms(), Some(2.6));
+        // Without the spout's figures, Storm's whole milliseconds.
+        assert_eq!(point(1000, "storm", 1, 10_000, 4, 10).p50_ms(), Some(4.0));
+        let points = vec![storm, egret];
+        let s = summarize(&points);
+        assert_eq!(s[0].p50_ms, Some(0.31));
+        assert_eq!(s[1].p999_ms, Some(4.1));
+        let t = table(&points);
+        assert!(t.contains("0.310") && t.contains("2.600"), "{t}");
+        // The chart's scale reaches down to the smallest latency's decade (0.1 ms).
+        let svg = svg(&Meta::default(), &points);
+        assert!(
+            svg.contains(">≤0.1 ms</text>") && svg.contains(">10 ms</text>"),
+            "{svg}"
+        );
+        assert!(!svg.contains(">0.01 ms"), "{svg}");
     }
 }

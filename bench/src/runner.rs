@@ -95,6 +95,11 @@ pub struct RunResult {
     pub p50_ms: Option<u64>,
     pub p99_ms: Option<u64>,
     pub p999_ms: Option<u64>,
+    /// The same quantiles in µs from the spouts' own measurement (`hist_us`), when
+    /// they made one (the rate workload); None otherwise.
+    pub p50_us: Option<u64>,
+    pub p99_us: Option<u64>,
+    pub p999_us: Option<u64>,
     /// CPU seconds of the tree during the window.
     pub cpu_secs: f64,
     /// CPU seconds of the tree over the whole run (startup included).
@@ -138,6 +143,9 @@ impl RunResult {
             p50_ms: w.latencies.quantile(0.50),
             p99_ms: w.latencies.quantile(0.99),
             p999_ms: w.latencies.quantile(0.999),
+            p50_us: w.latencies_us.quantile(0.50),
+            p99_us: w.latencies_us.quantile(0.99),
+            p999_us: w.latencies_us.quantile(0.999),
             cpu_secs,
             cpu_total_secs: account.cpu_seconds(),
             peak_rss_bytes: account.peak_rss_bytes(),

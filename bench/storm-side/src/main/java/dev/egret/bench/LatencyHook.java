@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.StandardCopyOption;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -41,7 +42,8 @@ import org.apache.storm.task.TopologyContext;
  * {@code component}, {@code task}, {@code spout}, {@code sink}, {@code time_ms}
  * (wall clock at writing), {@code acked}, {@code failed}, {@code executed},
  * {@code latency_count}, {@code hist} (sparse {@code index:count} pairs of
- * {@link LogLinearHistogram}), {@code first_ms} (wall clock of the first ack or execute,
+ * {@link LogLinearHistogram}), {@code hist_us} (only for a spout that measures its own complete
+ * latencies in µs: {@link #recordCompleteMicros}), {@code first_ms} (wall clock of the first ack or execute,
  * 0 before it).
  */
 public class LatencyHook extends BaseTaskHook {
@@ -49,6 +51,8 @@ public class LatencyHook extends BaseTaskHook {
     public static final String OUTPUT_DIR = "egret.bench.output.dir";
 
     private static final ConcurrentLinkedQueue<LatencyHook> LIVE = new ConcurrentLinkedQueue<>();
+    /** Complete latencies in µs that spouts measure themselves, by task (see {@link #recordCompleteMicros}). */
+    private static final ConcurrentHashMap<Integer, LogLinearHistogram> COMPLETE_MICROS = new ConcurrentHashMap<>();
     private static ScheduledExecutorService flusher;
 
     private final AtomicLong acked = new AtomicLong();
@@ -132,6 +136,15 @@ public class LatencyHook extends BaseTaskHook {
         }
     }
 
+    /**
+     * A complete latency in µs that spout task {@code task} measured itself (the rate workload's
+     * spout, from when the tuple was due): written as {@code hist_us} into that task's file, beside
+     * Storm's millisecond {@code hist}, so that both systems are measured by the same code.
+     */
+    public static void recordCompleteMicros(int task, long micros) {
+        COMPLETE_MICROS.computeIfAbsent(task, t -> new LogLinearHistogram()).record(micros);
+    }
+
     @Override
     public void spoutFail(SpoutFailInfo info) {
         failed.incrementAndGet();
@@ -171,7 +184,14 @@ public class LatencyHook extends BaseTaskHook {
                 + "executed " + executed.get() + "\n"
                 + "latency_count " + latencyCount.get() + "\n"
                 + "hist " + latencies.toSparseString() + "\n"
+                + microsLine()
                 + "first_ms " + firstMs.get() + "\n";
+    }
+
+    /** The {@code hist_us} line when this task's spout measured latencies itself, else nothing. */
+    private String microsLine() {
+        LogLinearHistogram micros = COMPLETE_MICROS.get(task);
+        return micros == null ? "" : "hist_us " + micros.toSparseString() + "\n";
     }
 
     // Serialized per hook: the flusher and cleanup may both write.

@@ -3,7 +3,8 @@ package dev.egret.bench;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
- * A thread-safe log-linear histogram of non-negative millisecond values.
+ * A thread-safe log-linear histogram of non-negative integer values (the hook's
+ * milliseconds, or a spout's own microseconds).
  *
  * <p>Values below {@link #EXACT} have a bucket each; above, every power of two is
  * split into {@link #SUB_BUCKETS} equal buckets (at most 1/16 = 6.25% relative

@@ -103,6 +103,22 @@ public final class RateTopology {
             return n;
         }
 
+        /**
+         * When the tuple of number {@code index} (from 0, emitted and dropped alike, in order)
+         * was due: the first instant at which {@link #due} counts it.
+         */
+        long dueNanos(long index) {
+            long count = index + 1;
+            long seconds = count / perSecond;
+            long rest = count % perSecond;
+            return started + seconds * 1_000_000_000L + (rest * 1_000_000_000L + perSecond - 1) / perSecond;
+        }
+
+        /** The number of the first of the {@code n} tuples the last {@link #take} gave. */
+        long firstOfLast(int n) {
+            return emitted + dropped - n;
+        }
+
         long emitted() {
             return emitted;
         }
@@ -112,7 +128,12 @@ public final class RateTopology {
         }
     }
 
-    /** Emits its share of the rate, each tuple with a message id (acking on). */
+    /**
+     * Emits its share of the rate, each tuple with a message id (acking on): the
+     * {@link System#nanoTime} at which the tuple was due. Its {@code ack} measures the complete
+     * latency from then, in µs, as storm-loadgen's ThroughputVsLatency does (a spout that
+     * emits late adds its delay), into {@link LatencyHook#recordCompleteMicros}.
+     */
     public static final class RateSpout extends BaseRichSpout {
         /** The most tuples one {@code nextTuple} call emits. */
         static final int MAX_BURST = 1000;
@@ -121,6 +142,7 @@ public final class RateTopology {
         private transient SpoutOutputCollector collector;
         private transient Pacer pacer;
         private transient long next;
+        private transient int task;
 
         public RateSpout(long rate) {
             this.rate = rate;
@@ -129,15 +151,24 @@ public final class RateTopology {
         @Override
         public void open(Map<String, Object> conf, TopologyContext context, SpoutOutputCollector collector) {
             this.collector = collector;
+            this.task = context.getThisTaskId();
             int tasks = context.getComponentTasks(context.getThisComponentId()).size();
             this.pacer = new Pacer(Math.max(1, rate / Math.max(1, tasks)), System.nanoTime(), MAX_BURST);
         }
 
         @Override
         public void nextTuple() {
-            for (int n = pacer.take(System.nanoTime()); n > 0; n--) {
-                long id = next++;
-                collector.emit(new Values(id), id);
+            int n = pacer.take(System.nanoTime());
+            long first = pacer.firstOfLast(n);
+            for (int i = 0; i < n; i++) {
+                collector.emit(new Values(next++), pacer.dueNanos(first + i));
+            }
+        }
+
+        @Override
+        public void ack(Object msgId) {
+            if (msgId instanceof Long due) {
+                LatencyHook.recordCompleteMicros(task, (System.nanoTime() - due) / 1000L);
             }
         }
 
