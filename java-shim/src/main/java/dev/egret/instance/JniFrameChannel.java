@@ -55,17 +55,6 @@ public final class JniFrameChannel extends FrameChannel {
         return new JniFrameChannel(handle, maxFrameBytes);
     }
 
-    @Override
-    public byte[] readFrame(int limit) throws IOException {
-        synchronized (readLock) {
-            int length = receiveFrame(limit);
-            byte[] body = new byte[length];
-            readBuffer.get(0, body);
-            shrinkAfterLargeFrame(length);
-            return body;
-        }
-    }
-
     /** Under the read lock: the next frame, in {@link #readBuffer}'s first bytes; its length. */
     private int receiveFrame(int limit) throws IOException {
         if (closed) {

@@ -52,7 +52,8 @@ public class FrameChannel implements Closeable {
 
     /**
      * For a subclass that carries whole frames itself (the JNI bridge's channel): it
-     * overrides {@link #readFrame(int)}, {@link #readFrame(FrameBuffer, int)}, {@link #write(MessageLite, int)},
+     * overrides {@link #readFrame(FrameBuffer, int)} (which {@link #readFrame(int)} reads through),
+     * {@link #write(MessageLite, int)},
      * {@link #writeEncoded(byte[], int, int)}, {@link #isOpen()}
      * and {@link #close()}.
      */
