@@ -193,6 +193,9 @@ pub fn initial_heap_option(heap_mb: i64) -> String {
     format!("-Xms{}m", heap_mb.clamp(1, INITIAL_HEAP_MB))
 }
 
+/// Every instance JVM's: an `OutOfMemoryError` ends it (contracts.md, "Instance JVMs").
+pub const EXIT_ON_OUT_OF_MEMORY: &str = "-XX:+ExitOnOutOfMemoryError";
+
 /// The instance JVM of `instance` (contracts.md, "Instance JVMs").
 pub fn instance_spec(
     settings: &JvmSettings,
@@ -204,6 +207,10 @@ pub fn instance_spec(
 ) -> ChildSpec {
     let mut args: Vec<std::ffi::OsString> = vec![initial_heap_option(instance.heap_mb).into()];
     args.push(code_dir::EXTRACTED_PROPERTY.into());
+    // An OutOfMemoryError ends the JVM, which the container restarts, as Storm's
+    // worker halts on one: a thread of the runtime that died of it (the writer)
+    // would leave the instance connected but mute.
+    args.push(EXIT_ON_OUT_OF_MEMORY.into());
     args.extend(settings.jvm_opts.iter().map(Into::into));
     args.push(format!("-Xmx{}m", instance.heap_mb).into());
     // The shim on the class path, the topology's jars in its class loader.
@@ -440,7 +447,7 @@ mod tests {
         let spec = instance_spec(&settings, &dir, 2, &instance, "abcd", 1_048_576);
         assert_eq!(
             spec.display_command(),
-            "/opt/jdk/bin/java -Xms32m -Degret.code.dir.extracted=true -XX:+UseSerialGC -Xss512k -Xmx256m -Degret.topology.classpath=/s/topologies/wc/topology.jar -cp /opt/egret/egret-shim.jar dev.egret.instance.InstanceMain"
+            "/opt/jdk/bin/java -Xms32m -Degret.code.dir.extracted=true -XX:+ExitOnOutOfMemoryError -XX:+UseSerialGC -Xss512k -Xmx256m -Degret.topology.classpath=/s/topologies/wc/topology.jar -cp /opt/egret/egret-shim.jar dev.egret.instance.InstanceMain"
         );
         assert_eq!(
             spec.env,

@@ -143,9 +143,17 @@ final class EffectivelyOnceSpout {
                 }
                 advanceComplete(txid - 1);
                 state.put(txid, current);
-                windows.put(txid, current);
+                List<Object> again = windows.put(txid, current);
+                if (again != null) {
+                    // The same checkpoint prepared again: its new window replaces the old, in
+                    // the state as here.
+                    for (Object id : again) {
+                        windowOf.remove(id, txid);
+                    }
+                }
+                Long window = txid; // one box for the window's ids
                 for (Object id : current) {
-                    windowOf.put(id, txid);
+                    windowOf.put(id, window);
                 }
                 current = new ArrayList<>();
                 while (!windows.isEmpty() && windows.firstKey() <= txid - KEPT_WINDOWS) {
@@ -159,8 +167,9 @@ final class EffectivelyOnceSpout {
                 paused = pauseAtPrepare || pauseNext;
                 return Outcome.FORWARD;
             case COMMIT:
+                // The windows here are the state's already (PREPARE changed both alike): no
+                // reload, which would re-index every message id kept at every checkpoint.
                 state.commit(txid);
-                reload();
                 paused = false;
                 pauseNext = false;
                 return Outcome.FORWARD;

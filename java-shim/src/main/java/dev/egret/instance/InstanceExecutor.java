@@ -889,7 +889,11 @@ final class InstanceExecutor {
     /** Effectively once, the instance's spouts take no data: the checkpoint actions are handled and forwarded. */
     @SuppressWarnings("unchecked")
     private void startEffectivelyOnce(Task t) throws TaskFailure {
-        Object state = StateFactory.getState(component + "-" + t.id, t.conf, t.context);
+        String namespace = component + "-" + t.id;
+        // Each checkpoint adds one window of message ids and drops the oldest: stored as
+        // deltas, a PREPARE writes one window instead of all of them (time and memory).
+        StateChannel.fullEvery(namespace, EffectivelyOnceSpout.KEPT_WINDOWS);
+        Object state = StateFactory.getState(namespace, t.conf, t.context);
         if (!(state instanceof KeyValueState)) {
             throw new TaskFailure(t.id, "Effectively once needs a key-value state for spout " + component + ":"
                     + t.id + " (topology.state.provider), got " + state.getClass().getName(), null);

@@ -113,6 +113,25 @@ public final class StateChannel implements StateStore {
         fullEvery = Math.max(1, every);
     }
 
+    /** Namespaces stored as deltas more often than {@link #fullEvery()} says (see {@link #fullEvery(String, int)}). */
+    private static final Map<String, Integer> FULL_EVERY_OF = new ConcurrentHashMap<>();
+
+    /**
+     * A durable state of {@code namespace} made from now on is stored whole at one checkpoint
+     * in {@code every} at least (or in {@link #fullEvery()}, if more): an effectively-once
+     * spout's windows of message ids, of which each checkpoint adds one and drops one, so a
+     * delta holds one window where a whole copy holds all of them.
+     */
+    static void fullEvery(String namespace, int every) {
+        FULL_EVERY_OF.put(namespace, Math.max(1, every));
+    }
+
+    /** How often a durable state of {@code namespace} is stored whole: {@link #fullEvery()}, or more rarely. */
+    public static int fullEvery(String namespace) {
+        Integer every = FULL_EVERY_OF.get(namespace);
+        return every == null ? fullEvery : Math.max(fullEvery, every);
+    }
+
     /**
      * The input tasks of a task on {@code $checkpoint}: how many copies of each checkpoint action
      * it waits for (and, effectively once, the markers it aligns).

@@ -109,4 +109,58 @@ class EffectivelyOnceSpoutTest {
         eo.onAction(Action.PREPARE, 3);
         assertFalse(eo.mayEmit(), "a rollback makes the next PREPARE pause again");
     }
+
+    @Test
+    void whatTheSpoutKnowsIsWhatARestartFromItsStateKnowsCheckpointAfterCheckpoint() {
+        KeyValueState<Long, ArrayList<Object>> state = new InMemoryKeyValueState<>();
+        EffectivelyOnceSpout eo = new EffectivelyOnceSpout("s:1", state, false);
+        eo.onAction(Action.INITSTATE, -1);
+        int checkpoints = EffectivelyOnceSpout.KEPT_WINDOWS + 5;
+        for (long txid = 0; txid < checkpoints; txid++) {
+            eo.emitted(txid * 10);
+            eo.emitted(txid * 10 + 1);
+            eo.onAction(Action.PREPARE, txid);
+            eo.onAction(Action.COMMIT, txid);
+        }
+        // The same checkpoint prepared again (its COMMIT lost): its new window replaces the old.
+        eo.emitted(7_000L);
+        eo.onAction(Action.PREPARE, checkpoints);
+        eo.emitted(7_001L);
+        eo.onAction(Action.PREPARE, checkpoints);
+        eo.onAction(Action.COMMIT, checkpoints);
+        eo.onAction(Action.PREPARE, checkpoints + 1);
+        eo.onAction(Action.COMMIT, checkpoints + 1);
+
+        // A restart reads the windows from the state; checkpoint `checkpoints` is complete for both.
+        EffectivelyOnceSpout restarted = new EffectivelyOnceSpout("s:1", state, false);
+        restarted.onAction(Action.INITSTATE, checkpoints);
+        List<Long> keys = new ArrayList<>();
+        state.forEach(e -> keys.add(e.getKey()));
+        assertEquals(EffectivelyOnceSpout.KEPT_WINDOWS, keys.size(), "windows kept: " + keys);
+        for (long id = 0; id < checkpoints * 10L; id++) {
+            boolean kept = id % 10 < 2 && id / 10 >= checkpoints + 2 - EffectivelyOnceSpout.KEPT_WINDOWS;
+            assertEquals(kept, eo.covered(id), "message " + id);
+            assertEquals(kept, restarted.covered(id), "message " + id + " after a restart");
+        }
+        assertFalse(eo.covered(7_000L));
+        assertFalse(restarted.covered(7_000L));
+        assertTrue(eo.covered(7_001L));
+        assertTrue(restarted.covered(7_001L));
+    }
+
+    @Test
+    void theSpoutsWindowsAreStoredAsDeltasBetweenWholeCopies() {
+        int topologys = StateChannel.fullEvery();
+        try {
+            StateChannel.fullEvery(1);
+            assertEquals(1, StateChannel.fullEvery("spout-9"));
+            StateChannel.fullEvery("spout-9", EffectivelyOnceSpout.KEPT_WINDOWS);
+            assertEquals(EffectivelyOnceSpout.KEPT_WINDOWS, StateChannel.fullEvery("spout-9"));
+            assertEquals(1, StateChannel.fullEvery("count-3"), "other states keep the topology's");
+            StateChannel.fullEvery(40);
+            assertEquals(40, StateChannel.fullEvery("spout-9"), "never whole more often than the topology says");
+        } finally {
+            StateChannel.fullEvery(topologys);
+        }
+    }
 }

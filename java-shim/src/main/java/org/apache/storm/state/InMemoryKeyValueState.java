@@ -70,7 +70,7 @@ public class InMemoryKeyValueState<K, V> implements KeyValueState<K, V> {
     }
 
     InMemoryKeyValueState(DurableBacking durable) {
-        this(durable, StateChannel.fullEvery());
+        this(durable, durable == null ? 1 : StateChannel.fullEvery(durable.namespace()));
     }
 
     InMemoryKeyValueState(DurableBacking durable, int fullEvery) {
