@@ -21,9 +21,17 @@ use crate::errors::BridgeError;
 ///
 /// - `-Xrs`: the JVM leaves SIGINT, SIGTERM, SIGHUP and SIGQUIT to the host
 ///   process (the stream manager stops on them, as without a JVM);
-/// - `-XX:+ExitOnOutOfMemoryError`: an `OutOfMemoryError` ends the process,
+/// - `-XX:+CrashOnOutOfMemoryError -XX:-CreateCoredumpOnCrash`: an
+///   `OutOfMemoryError` aborts the process (an `hs_err` file, no core dump),
 ///   whose supervisor restarts it (an executor's heap is not its own here).
-pub const FIXED_OPTIONS: &[&str] = &["-Xrs", "-XX:+ExitOnOutOfMemoryError"];
+///   Not `-XX:+ExitOnOutOfMemoryError`: the JVM would exit with code 3, the
+///   stream manager's own code for "its topology was killed, do not restart
+///   me" (`EXIT_TOPOLOGY_KILLED`).
+pub const FIXED_OPTIONS: &[&str] = &[
+    "-Xrs",
+    "-XX:+CrashOnOutOfMemoryError",
+    "-XX:-CreateCoredumpOnCrash",
+];
 
 /// How to start the embedded JVM.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -142,7 +150,8 @@ mod tests {
                 "-Xmx384m",
                 "-Djava.class.path=/a/shim.jar:/t/topology.jar",
                 "-Xrs",
-                "-XX:+ExitOnOutOfMemoryError",
+                "-XX:+CrashOnOutOfMemoryError",
+                "-XX:-CreateCoredumpOnCrash",
             ]
         );
     }

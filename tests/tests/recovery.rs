@@ -225,3 +225,59 @@ fn an_executor_whose_bolt_throws_is_restarted_inside_the_embedded_jvm() {
     );
     cluster.kill_and_check_clean(&name).expect("clean kill");
 }
+
+/// An `OutOfMemoryError` ends the JVM that threw it, even one its user code
+/// catches (a runtime thread may have died of it): the bolt fills its heap
+/// once and catches the error, the JVM ends ("Terminating due to
+/// java.lang.OutOfMemoryError"; with the JNI bridge "Aborting due to", and
+/// the stream manager's process with it), its container restarts it, and
+/// the bolt records again. Without `-XX:+ExitOnOutOfMemoryError` (the
+/// embedded JVM's `-XX:+CrashOnOutOfMemoryError`) the bolt would go on in
+/// the same JVM and nothing would restart; with the embedded JVM exiting on
+/// one, its code 3 read as "topology killed" kept the container from
+/// restarting its stream manager.
+fn out_of_memory_ends_the_jvm_and_it_is_restarted(bridge: Bridge) {
+    let cluster = Cluster::with_bridge("out-of-memory", bridge).expect("cluster");
+    let name = cluster.topology_name();
+    cluster
+        .submit_example_with("CrashOnceTopology", &name, &["out-of-memory"])
+        .expect("submit");
+    let out = cluster.out_dir();
+    let recorded =
+        |out: &Path| -> usize { task_files(out, "crasher").values().map(Vec::len).sum() };
+    wait_until(
+        "the bolt's heap filled",
+        Duration::from_secs(45),
+        || out.join("crashed").exists().then_some(()),
+        || format!("{} recorded", recorded(&out)),
+    )
+    .unwrap_or_else(|e| fail(&cluster, &e));
+    cluster
+        .wait_for_log("due to java.lang.OutOfMemoryError", Duration::from_secs(30))
+        .unwrap_or_else(|e| fail(&cluster, &e));
+    cluster
+        .wait_for_log(
+            "Child exited unexpectedly; restarting.",
+            Duration::from_secs(30),
+        )
+        .unwrap_or_else(|e| fail(&cluster, &e));
+    let at_restart = recorded(&out);
+    wait_until(
+        "10 more tuples recorded after the restart",
+        Duration::from_secs(45),
+        || (recorded(&out) >= at_restart + 10).then_some(()),
+        || format!("{} recorded, {at_restart} at the restart", recorded(&out)),
+    )
+    .unwrap_or_else(|e| fail(&cluster, &e));
+    cluster.kill_and_check_clean(&name).expect("clean kill");
+}
+
+#[test]
+fn out_of_memory_ends_the_instance_jvm_and_it_is_restarted() {
+    out_of_memory_ends_the_jvm_and_it_is_restarted(Bridge::Socket);
+}
+
+#[test]
+fn out_of_memory_ends_the_embedded_jvm_and_its_stream_manager_is_restarted() {
+    out_of_memory_ends_the_jvm_and_it_is_restarted(Bridge::Jni);
+}

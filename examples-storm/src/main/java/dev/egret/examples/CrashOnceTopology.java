@@ -2,6 +2,8 @@ package dev.egret.examples;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import org.apache.storm.Config;
 import org.apache.storm.StormSubmitter;
@@ -19,13 +21,18 @@ import org.apache.storm.utils.Utils;
 
 /**
  * A bolt whose user code throws once: its executor dies, as in Storm, and is started again.
+ * Or, with a third argument {@code out-of-memory}, a bolt that runs out of memory once and
+ * catches the {@code OutOfMemoryError} as a library might: its JVM must end anyway (another
+ * of its threads may have died of it) and be restarted.
  *
  * <p>{@code numbers} emits 0, 1, 2, ... (about 20 a second, unanchored); {@code crasher} appends
  * each to {@code <out>/crasher-<taskId>.txt} and, at its 5th tuple while {@code <out>/crashed}
- * does not exist, creates that file and throws a {@code RuntimeException} ("injected crash").
- * After the restart it records again (from its 1st tuple on: the file exists now).
+ * does not exist, creates that file and throws a {@code RuntimeException} ("injected crash"),
+ * or, out of memory, allocates 1 MiB arrays until its heap is full, catches the error, lets go
+ * of them and goes on. After the restart it records again (from its 1st tuple on: the file
+ * exists now).
  *
- * <p>Arguments: {@code <topology name> <output dir>}.
+ * <p>Arguments: {@code <topology name> <output dir> [out-of-memory]}.
  */
 public final class CrashOnceTopology {
     private CrashOnceTopology() {}
@@ -52,14 +59,16 @@ public final class CrashOnceTopology {
         }
     }
 
-    /** Records what it gets; throws once, at its 5th tuple. */
+    /** Records what it gets; throws (or fills its heap) once, at its 5th tuple. */
     public static final class CrashOnceBolt extends BaseBasicBolt {
         private final String outDir;
+        private final boolean outOfMemory;
         private transient int task;
         private transient int seen;
 
-        public CrashOnceBolt(String outDir) {
+        public CrashOnceBolt(String outDir, boolean outOfMemory) {
             this.outDir = outDir;
+            this.outOfMemory = outOfMemory;
         }
 
         @Override
@@ -77,7 +86,17 @@ public final class CrashOnceTopology {
                 } catch (java.io.IOException e) {
                     throw new IllegalStateException("cannot create " + marker, e);
                 }
-                throw new RuntimeException("injected crash of the crash-once bolt");
+                if (!outOfMemory) {
+                    throw new RuntimeException("injected crash of the crash-once bolt");
+                }
+                List<long[]> hog = new ArrayList<>();
+                try {
+                    while (true) {
+                        hog.add(new long[1 << 17]);
+                    }
+                } catch (OutOfMemoryError e) {
+                    hog.clear();
+                }
             }
             Recorder.append(outDir, "crasher-" + task + ".txt", String.valueOf(input.getInteger(0)));
         }
@@ -90,7 +109,8 @@ public final class CrashOnceTopology {
         String[] nameDir = Recorder.nameAndDir(args, "CrashOnceTopology");
         TopologyBuilder builder = new TopologyBuilder();
         builder.setSpout("numbers", new NumberSpout(), 1);
-        builder.setBolt("crasher", new CrashOnceBolt(nameDir[1]), 1).shuffleGrouping("numbers");
+        boolean outOfMemory = args.length > 2 && "out-of-memory".equals(args[2]);
+        builder.setBolt("crasher", new CrashOnceBolt(nameDir[1], outOfMemory), 1).shuffleGrouping("numbers");
         StormSubmitter.submitTopology(nameDir[0], new Config(), builder.createTopology());
     }
 }

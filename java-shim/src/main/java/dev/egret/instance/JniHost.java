@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * channel carries how many restarts came before it, which the stream manager publishes as
  * {@code egret.restarts} of the executor (what the container counts for an instance JVM).
  * Anything that ends the JVM (a crash, an {@code OutOfMemoryError}: the JVM is started with
- * {@code -XX:+ExitOnOutOfMemoryError}) ends the stream manager's process with it, and the
+ * {@code -XX:+CrashOnOutOfMemoryError}) ends the stream manager's process with it, and the
  * container restarts that process as any that dies.
  */
 public final class JniHost {
