@@ -46,7 +46,9 @@ import org.slf4j.LoggerFactory;
  * <p>Bolts: each incoming tuple is executed by the task named by its {@code dest_task}.
  * Spouts: while the topology is active, {@code nextTuple} is called on each task in turn;
  * a round in which no task emitted is followed by a ~1 ms wait (Storm's spout wait
- * strategy), spent waiting for inbound messages so state changes are seen at once.
+ * strategy), spent waiting for inbound messages so state changes are seen at once, and
+ * cut short when an outgoing batch waits for the idle flush's gap to end: the next round's
+ * tuples then join it before it is sealed ({@link OutboundSink#sealIdleFromExecutor()}).
  * Tick tuples are driven by this thread; the outgoing batches are sealed and written by the
  * {@link OutboundSink}'s writer thread (its flush timer too), so a bolt busy with a long
  * inbound batch still sends its acks every {@code egret.batch.flush.ms}.
@@ -198,6 +200,9 @@ final class InstanceExecutor {
                 TimeUnit.MILLISECONDS.toNanos(Integer.toUnsignedLong(settings.getBatchFlushMs())),
                 positiveLong(settings.getInstanceOutboundBytes(), "instance_outbound_bytes"),
                 settings.getBatchFlushIdle());
+        if (isSpout) {
+            sink.sealIdleFromExecutor();
+        }
         this.inbound = new InboundQueue(
                 positiveLong(settings.getInstanceInboundBytes(), "instance_inbound_bytes"), INBOUND_MESSAGES);
         this.errors = new ErrorSink(sink);
@@ -464,7 +469,13 @@ final class InstanceExecutor {
         if (e == null && waitNanos > 0) {
             // Out of work: what this executor buffered goes now if the link is idle
             // (egret.batch.flush.idle), instead of waiting for the flush timer.
-            sink.executorIdle();
+            if (!sink.executorIdle() && isSpout) {
+                // A batch waits for the gap: come back when it ends, call nextTuple and seal.
+                long sealIn = sink.idleSealDeadline() - System.nanoTime();
+                if (sealIn > 0 && sealIn < waitNanos) {
+                    waitNanos = sealIn;
+                }
+            }
             e = inbound.poll(waitNanos, TimeUnit.NANOSECONDS);
         }
         // Bounded drain so that ticks, metrics and spouts still get their turn under load.

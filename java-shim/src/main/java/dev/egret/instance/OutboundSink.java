@@ -38,7 +38,8 @@ import org.slf4j.LoggerFactory;
  * the last batch was sealed at least {@link #IDLE_GAP_NANOS} ago, the batch is sealed at
  * once: at low load a tuple leaves with no timer wait. Otherwise the writer thread seals it
  * once it has written everything queued and that gap has passed (or on the timer, if
- * sooner). So an instance sends at most one idle-flushed batch per gap: each frame costs a
+ * sooner; a spout's executor seals it itself at the gap's end, {@link #sealIdleFromExecutor()}).
+ * So an instance sends at most one idle-flushed batch per gap: each frame costs a
  * wake-up of every thread on its way, and at rates of thousands of tuples per second one
  * frame per tuple would cost more CPU than the tuples themselves; under load batches still
  * grow toward {@code batchSize}.
@@ -138,7 +139,12 @@ final class OutboundSink {
     /** The least array a new batch starts with. */
     private static final int FIRST_BATCH_ARRAY = 4096;
     /** The least time between two batches sealed because the executor ran out of work. */
-    static final long IDLE_GAP_NANOS = 1_000_000;
+    static final long IDLE_GAP_NANOS = 700_000;
+    /**
+     * With {@link #sealIdleFromExecutor()}: how long after the gap the writer thread leaves
+     * the idle seal to the executor before doing it itself.
+     */
+    static final long EXECUTOR_SEAL_GRACE_NANOS = 250_000;
 
     /** A sealed frame waiting for the writer: a message, or a batch's encoded array. */
     private static final class Frame {
@@ -229,6 +235,11 @@ final class OutboundSink {
      * seals once it has written what is queued and the gap has passed.
      */
     private boolean sealWhenWritten;
+    /**
+     * {@link #sealIdleFromExecutor()}: the executor comes back at {@link #idleSealDeadline()}
+     * and seals; the writer thread does it only {@link #EXECUTOR_SEAL_GRACE_NANOS} later.
+     */
+    private boolean executorSealsIdle;
     /** When the last batch was sealed (nanoTime); the idle flush keeps {@link #IDLE_GAP_NANOS} after it. */
     private long lastSealAt = System.nanoTime() - IDLE_GAP_NANOS;
     private Thread writerThread;
@@ -639,6 +650,35 @@ final class OutboundSink {
         }
     }
 
+    /**
+     * A spout's executor seals its own idle-flushed batches: it waits for inbound messages
+     * no longer than {@link #idleSealDeadline()}, calls {@code nextTuple} (which emits the
+     * tuples due by then into the batch) and seals at {@link #executorIdle()}. Otherwise a
+     * spout woken by acks just after a seal would emit into a batch that waits a whole gap,
+     * while the tuples that fall due meanwhile wait for its next wake-up.
+     */
+    void sealIdleFromExecutor() {
+        lock.lock();
+        try {
+            executorSealsIdle = true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * When a batch left for later by {@link #executorIdle()} may be sealed (nanoTime): the
+     * end of the gap after the last seal; {@code Long.MAX_VALUE} when none waits.
+     */
+    long idleSealDeadline() {
+        lock.lock();
+        try {
+            return sealWhenWritten && !isEmpty() ? lastSealAt + IDLE_GAP_NANOS : Long.MAX_VALUE;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Direct mode: flushes when the oldest buffered entry has waited the flush interval. */
     void flushIfDue(long nowNanos) {
         lock.lock();
@@ -956,8 +996,9 @@ final class OutboundSink {
                     long now = System.nanoTime();
                     boolean timed = ready && !disconnected && !isEmpty();
                     boolean idleDue = sealWhenWritten && queue.isEmpty();
+                    long idleGap = executorSealsIdle ? IDLE_GAP_NANOS + EXECUTOR_SEAL_GRACE_NANOS : IDLE_GAP_NANOS;
                     if (timed && (now - firstBufferedAt >= flushNanos
-                            || (idleDue && now - lastSealAt >= IDLE_GAP_NANOS))) {
+                            || (idleDue && now - lastSealAt >= idleGap))) {
                         seal();
                         timed = false;
                     }
@@ -972,7 +1013,7 @@ final class OutboundSink {
                         if (timed) {
                             long until = firstBufferedAt + flushNanos - now;
                             if (idleDue) {
-                                until = Math.min(until, lastSealAt + IDLE_GAP_NANOS - now);
+                                until = Math.min(until, lastSealAt + idleGap - now);
                             }
                             work.awaitNanos(Math.max(1, until));
                         } else {

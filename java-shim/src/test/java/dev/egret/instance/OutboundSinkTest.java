@@ -308,6 +308,8 @@ class OutboundSinkTest {
     /** A writer for the writer thread: thread-safe, optionally blocked on a latch or broken. */
     private static final class SlowWriter implements OutboundSink.FrameWriter {
         final List<InstanceToStreamManager> written = Collections.synchronizedList(new ArrayList<>());
+        /** System.nanoTime() when each message in {@link #written} was written. */
+        final List<Long> writtenAt = Collections.synchronizedList(new ArrayList<>());
         volatile CountDownLatch gate = new CountDownLatch(0);
         volatile boolean broken;
         volatile boolean closed;
@@ -322,7 +324,10 @@ class OutboundSinkTest {
             if (broken) {
                 throw new IOException("broken pipe");
             }
-            written.add(message);
+            synchronized (written) {
+                writtenAt.add(System.nanoTime());
+                written.add(message);
+            }
         }
 
         @Override
@@ -496,6 +501,83 @@ class OutboundSinkTest {
         // Not the 10 s timer: the writer thread seals what waits once the gap has passed.
         await("the second batch was written after the gap", () -> w.tuples() == 2);
         assertEquals(3, w.written.size(), "ready and two batches of one tuple");
+        sink.close();
+    }
+
+    @Test
+    void aBatchLeftForTheGapHasASealDeadlineAtItsEnd() throws Exception {
+        SlowWriter w = new SlowWriter();
+        OutboundSink sink = readySink(w, true);
+        sink.sealIdleFromExecutor();
+        assertEquals(Long.MAX_VALUE, sink.idleSealDeadline(), "nothing waits");
+        sink.add(tuple(1));
+        long before = System.nanoTime();
+        assertTrue(sink.executorIdle());
+        long after = System.nanoTime();
+        assertEquals(Long.MAX_VALUE, sink.idleSealDeadline(), "sealed: nothing waits");
+        sink.add(tuple(2));
+        if (!sink.executorIdle()) {
+            long deadline = sink.idleSealDeadline();
+            if (deadline != Long.MAX_VALUE) { // else the writer sealed it already (a slow machine)
+                assertTrue(deadline >= before + OutboundSink.IDLE_GAP_NANOS
+                        && deadline <= after + OutboundSink.IDLE_GAP_NANOS,
+                        "the deadline is the end of the gap after the last seal");
+            }
+        }
+        await("the second batch was written", () -> w.tuples() == 2);
+        sink.close();
+    }
+
+    @Test
+    void aSpoutSinksWriterLeavesTheIdleSealToTheExecutorForAGraceButSealsIfItDoesNotComeBack()
+            throws Exception {
+        SlowWriter w = new SlowWriter();
+        OutboundSink sink = readySink(w, true);
+        sink.sealIdleFromExecutor();
+        sink.add(tuple(1));
+        long before = System.nanoTime();
+        assertTrue(sink.executorIdle());
+        sink.add(tuple(2));
+        boolean sealedAgain = sink.executorIdle();
+        if (!sealedAgain) {
+            // The executor never comes back: the writer seals, but not before the grace.
+            await("the writer sealed the batch the executor left", () -> w.tuples() == 2);
+            assertEquals(3, w.written.size(), "ready and two batches of one tuple");
+            long writtenAt = w.writtenAt.get(2);
+            assertTrue(writtenAt - before >= OutboundSink.IDLE_GAP_NANOS + OutboundSink.EXECUTOR_SEAL_GRACE_NANOS,
+                    "the writer sealed " + (writtenAt - before) / 1000 + " µs after the last seal: within the gap "
+                            + "and the executor's grace");
+        }
+        sink.close();
+    }
+
+    @Test
+    void aSpoutsExecutorSealsAtTheEndOfTheGapWhatWasAddedUntilThen() throws Exception {
+        SlowWriter w = new SlowWriter();
+        OutboundSink sink = readySink(w, true);
+        sink.sealIdleFromExecutor();
+        sink.add(tuple(1));
+        long before = System.nanoTime();
+        assertTrue(sink.executorIdle());
+        sink.add(tuple(2));
+        boolean early = sink.executorIdle(); // only when a whole gap passed already (a slow machine)
+        long deadline = sink.idleSealDeadline();
+        while (!early && deadline != Long.MAX_VALUE && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        // What the spout emits by the deadline joins the batch before it is sealed.
+        sink.add(tuple(3));
+        boolean sealed = sink.executorIdle();
+        await("all three tuples were written", () -> w.tuples() == 3);
+        if (sealed && !early) {
+            // Had the writer sealed tuple 2 first, the gap would have begun again.
+            assertEquals(3, w.written.size(), "ready, tuple 1, then tuples 2 and 3 sealed together");
+            assertEquals(2, w.written.get(2).getTuples().getTuplesCount());
+        } else if (!early) {
+            // The executor came back after its grace (a slow machine): the writer sealed.
+            assertTrue(w.writtenAt.get(2) - before >= OutboundSink.IDLE_GAP_NANOS + OutboundSink.EXECUTOR_SEAL_GRACE_NANOS,
+                    "the writer sealed within the executor's grace");
+        }
         sink.close();
     }
 
