@@ -504,81 +504,85 @@ class OutboundSinkTest {
         sink.close();
     }
 
+    /**
+     * A spout's sink ({@link OutboundSink#sealIdleFromExecutor()}) whose executor sealed tuple
+     * 1 between {@code before} and {@code after}, then found tuple 2 and ran out of work again:
+     * {@code early} when that sealed it too (a whole gap had passed: a slow machine).
+     */
+    private static final class SpoutSinkInGap {
+        final SlowWriter w = new SlowWriter();
+        final OutboundSink sink;
+        final long before;
+        final long after;
+        final boolean early;
+
+        SpoutSinkInGap() throws InterruptedException {
+            sink = readySink(w, true);
+            sink.sealIdleFromExecutor();
+            assertEquals(Long.MAX_VALUE, sink.idleSealDeadline(), "nothing waits");
+            sink.add(tuple(1));
+            before = System.nanoTime();
+            assertTrue(sink.executorIdle());
+            after = System.nanoTime();
+            assertEquals(Long.MAX_VALUE, sink.idleSealDeadline(), "sealed: nothing waits");
+            sink.add(tuple(2));
+            early = sink.executorIdle();
+        }
+
+        /** The writer thread wrote message {@code index} no sooner than the gap and the executor's grace. */
+        void assertWrittenAfterTheGrace(int index) {
+            long waited = w.writtenAt.get(index) - before;
+            assertTrue(waited >= OutboundSink.IDLE_GAP_NANOS + OutboundSink.EXECUTOR_SEAL_GRACE_NANOS,
+                    "the writer sealed " + waited / 1000 + " µs after the last seal: within the gap and the executor's grace");
+        }
+    }
+
     @Test
     void aBatchLeftForTheGapHasASealDeadlineAtItsEnd() throws Exception {
-        SlowWriter w = new SlowWriter();
-        OutboundSink sink = readySink(w, true);
-        sink.sealIdleFromExecutor();
-        assertEquals(Long.MAX_VALUE, sink.idleSealDeadline(), "nothing waits");
-        sink.add(tuple(1));
-        long before = System.nanoTime();
-        assertTrue(sink.executorIdle());
-        long after = System.nanoTime();
-        assertEquals(Long.MAX_VALUE, sink.idleSealDeadline(), "sealed: nothing waits");
-        sink.add(tuple(2));
-        if (!sink.executorIdle()) {
-            long deadline = sink.idleSealDeadline();
-            if (deadline != Long.MAX_VALUE) { // else the writer sealed it already (a slow machine)
-                assertTrue(deadline >= before + OutboundSink.IDLE_GAP_NANOS
-                        && deadline <= after + OutboundSink.IDLE_GAP_NANOS,
-                        "the deadline is the end of the gap after the last seal");
-            }
+        SpoutSinkInGap g = new SpoutSinkInGap();
+        long deadline = g.sink.idleSealDeadline();
+        if (!g.early && deadline != Long.MAX_VALUE) { // MAX: the writer sealed it already (a slow machine)
+            assertTrue(deadline >= g.before + OutboundSink.IDLE_GAP_NANOS
+                    && deadline <= g.after + OutboundSink.IDLE_GAP_NANOS,
+                    "the deadline is the end of the gap after the last seal");
         }
-        await("the second batch was written", () -> w.tuples() == 2);
-        sink.close();
+        await("the second batch was written", () -> g.w.tuples() == 2);
+        g.sink.close();
     }
 
     @Test
     void aSpoutSinksWriterLeavesTheIdleSealToTheExecutorForAGraceButSealsIfItDoesNotComeBack()
             throws Exception {
-        SlowWriter w = new SlowWriter();
-        OutboundSink sink = readySink(w, true);
-        sink.sealIdleFromExecutor();
-        sink.add(tuple(1));
-        long before = System.nanoTime();
-        assertTrue(sink.executorIdle());
-        sink.add(tuple(2));
-        boolean sealedAgain = sink.executorIdle();
-        if (!sealedAgain) {
+        SpoutSinkInGap g = new SpoutSinkInGap();
+        if (!g.early) {
             // The executor never comes back: the writer seals, but not before the grace.
-            await("the writer sealed the batch the executor left", () -> w.tuples() == 2);
-            assertEquals(3, w.written.size(), "ready and two batches of one tuple");
-            long writtenAt = w.writtenAt.get(2);
-            assertTrue(writtenAt - before >= OutboundSink.IDLE_GAP_NANOS + OutboundSink.EXECUTOR_SEAL_GRACE_NANOS,
-                    "the writer sealed " + (writtenAt - before) / 1000 + " µs after the last seal: within the gap "
-                            + "and the executor's grace");
+            await("the writer sealed the batch the executor left", () -> g.w.tuples() == 2);
+            assertEquals(3, g.w.written.size(), "ready and two batches of one tuple");
+            g.assertWrittenAfterTheGrace(2);
         }
-        sink.close();
+        g.sink.close();
     }
 
     @Test
     void aSpoutsExecutorSealsAtTheEndOfTheGapWhatWasAddedUntilThen() throws Exception {
-        SlowWriter w = new SlowWriter();
-        OutboundSink sink = readySink(w, true);
-        sink.sealIdleFromExecutor();
-        sink.add(tuple(1));
-        long before = System.nanoTime();
-        assertTrue(sink.executorIdle());
-        sink.add(tuple(2));
-        boolean early = sink.executorIdle(); // only when a whole gap passed already (a slow machine)
-        long deadline = sink.idleSealDeadline();
-        while (!early && deadline != Long.MAX_VALUE && System.nanoTime() < deadline) {
+        SpoutSinkInGap g = new SpoutSinkInGap();
+        long deadline = g.sink.idleSealDeadline();
+        while (!g.early && deadline != Long.MAX_VALUE && System.nanoTime() < deadline) {
             Thread.onSpinWait();
         }
         // What the spout emits by the deadline joins the batch before it is sealed.
-        sink.add(tuple(3));
-        boolean sealed = sink.executorIdle();
-        await("all three tuples were written", () -> w.tuples() == 3);
-        if (sealed && !early) {
+        g.sink.add(tuple(3));
+        boolean sealed = g.sink.executorIdle();
+        await("all three tuples were written", () -> g.w.tuples() == 3);
+        if (sealed && !g.early) {
             // Had the writer sealed tuple 2 first, the gap would have begun again.
-            assertEquals(3, w.written.size(), "ready, tuple 1, then tuples 2 and 3 sealed together");
-            assertEquals(2, w.written.get(2).getTuples().getTuplesCount());
-        } else if (!early) {
+            assertEquals(3, g.w.written.size(), "ready, tuple 1, then tuples 2 and 3 sealed together");
+            assertEquals(2, g.w.written.get(2).getTuples().getTuplesCount());
+        } else if (!g.early) {
             // The executor came back after its grace (a slow machine): the writer sealed.
-            assertTrue(w.writtenAt.get(2) - before >= OutboundSink.IDLE_GAP_NANOS + OutboundSink.EXECUTOR_SEAL_GRACE_NANOS,
-                    "the writer sealed within the executor's grace");
+            g.assertWrittenAfterTheGrace(2);
         }
-        sink.close();
+        g.sink.close();
     }
 
     @Test
