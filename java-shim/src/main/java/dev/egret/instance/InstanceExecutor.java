@@ -469,8 +469,9 @@ final class InstanceExecutor {
         if (e == null && waitNanos > 0) {
             // Out of work: what this executor buffered goes now if the link is idle
             // (egret.batch.flush.idle), instead of waiting for the flush timer.
-            if (!sink.executorIdle() && isSpout) {
-                // A batch waits for the gap: come back when it ends, call nextTuple and seal.
+            if (!sink.executorIdle()) {
+                // A spout's batch waits for the gap: come back when it ends, call nextTuple
+                // and seal (a bolt's sink has no such deadline: its writer seals).
                 long sealIn = sink.idleSealDeadline() - System.nanoTime();
                 if (sealIn > 0 && sealIn < waitNanos) {
                     waitNanos = sealIn;

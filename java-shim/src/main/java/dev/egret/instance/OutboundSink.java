@@ -667,13 +667,14 @@ final class OutboundSink {
     }
 
     /**
-     * When a batch left for later by {@link #executorIdle()} may be sealed (nanoTime): the
-     * end of the gap after the last seal; {@code Long.MAX_VALUE} when none waits.
+     * With {@link #sealIdleFromExecutor()}: when a batch left for later by
+     * {@link #executorIdle()} may be sealed by the executor (nanoTime), the end of the gap
+     * after the last seal; {@code Long.MAX_VALUE} when none waits, or when the writer seals.
      */
     long idleSealDeadline() {
         lock.lock();
         try {
-            return sealWhenWritten && !isEmpty() ? lastSealAt + IDLE_GAP_NANOS : Long.MAX_VALUE;
+            return executorSealsIdle && sealWhenWritten && !isEmpty() ? lastSealAt + IDLE_GAP_NANOS : Long.MAX_VALUE;
         } finally {
             lock.unlock();
         }
