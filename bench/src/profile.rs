@@ -2,7 +2,9 @@
 //! `perf record` samples the stream managers (a flame graph of them is
 //! written beside the run's log), and a JDK Flight Recorder recording is
 //! taken of the busiest instance JVM (`jcmd JFR.start` at the window's
-//! start, `JFR.stop` with a file name at its end).
+//! start, `JFR.stop` with a file name at its end). With the JNI bridge the
+//! executors run in a JVM inside each stream manager and there are no
+//! instance JVMs: the busiest stream manager hosting one is recorded.
 //!
 //! Invariants:
 //! - nothing is profiled outside the window, and every recorder started is
@@ -25,6 +27,8 @@ use crate::procs::{ProcStat, all_processes};
 const STMGR_ARG: &str = "stmgr";
 /// The instance JVMs' main class.
 const INSTANCE_MAIN: &str = "dev.egret.instance.InstanceMain";
+/// What a process that hosts a JVM has mapped (`/proc/PID/maps`).
+const LIBJVM: &str = "/libjvm.so";
 /// perf's sampling frequency (Hz): low enough for DWARF stacks of a 2-core run.
 const PERF_FREQUENCY: &str = "199";
 /// The JFR recording's name in the JVM.
@@ -38,28 +42,30 @@ pub struct Member {
     pub cmdline: String,
     /// utime + stime so far (ticks).
     pub cpu_ticks: u64,
+    /// Whether it has a JVM loaded (libjvm.so mapped): a stream manager with
+    /// the JNI bridge.
+    pub hosts_jvm: bool,
 }
 
 /// The processes a profile targets.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Targets {
     pub stream_managers: Vec<i32>,
-    /// The instance JVM with the most CPU so far.
+    /// The instance JVM with the most CPU so far; with the JNI bridge (no
+    /// instance JVMs), the stream manager hosting a JVM with the most.
     pub instance: Option<i32>,
 }
 
-/// Picks the stream managers and the busiest instance JVM among `members`.
+/// Picks the stream managers and the busiest instance JVM among `members`
+/// (the busiest stream manager hosting a JVM when there is none).
 pub fn targets(members: &[Member]) -> Targets {
-    let stream_managers = members
-        .iter()
-        .filter(|m| m.cmdline.split(' ').any(|a| a == STMGR_ARG))
-        .map(|m| m.pid)
-        .collect();
-    let instance = members
-        .iter()
-        .filter(|m| m.cmdline.contains(INSTANCE_MAIN))
-        .max_by_key(|m| (m.cpu_ticks, -m.pid))
-        .map(|m| m.pid);
+    let is_stmgr = |m: &&Member| m.cmdline.split(' ').any(|a| a == STMGR_ARG);
+    let stream_managers = members.iter().filter(is_stmgr).map(|m| m.pid).collect();
+    let busiest = |jvms: &mut dyn Iterator<Item = &Member>| {
+        jvms.max_by_key(|m| (m.cpu_ticks, -m.pid)).map(|m| m.pid)
+    };
+    let instance = busiest(&mut members.iter().filter(|m| m.cmdline.contains(INSTANCE_MAIN)))
+        .or_else(|| busiest(&mut members.iter().filter(is_stmgr).filter(|m| m.hosts_jvm)));
     Targets {
         stream_managers,
         instance,
@@ -81,10 +87,13 @@ pub fn members(pids: &[i32]) -> Vec<Member> {
                 .iter()
                 .find(|s| s.pid == pid)
                 .map_or(0, |s| s.utime + s.stime);
+            let hosts_jvm = std::fs::read_to_string(format!("/proc/{pid}/maps"))
+                .is_ok_and(|maps| maps.contains(LIBJVM));
             Some(Member {
                 pid,
                 cmdline,
                 cpu_ticks,
+                hosts_jvm,
             })
         })
         .collect()
@@ -313,6 +322,14 @@ mod tests {
             pid,
             cmdline: cmdline.into(),
             cpu_ticks: cpu,
+            hosts_jvm: cmdline.starts_with("java "),
+        }
+    }
+
+    fn jni_stmgr(pid: i32, cpu: u64) -> Member {
+        Member {
+            hosts_jvm: true,
+            ..m(pid, "/bin/egret stmgr --topology t --container 1", cpu)
         }
     }
 
@@ -339,6 +356,54 @@ mod tests {
         assert_eq!(t.stream_managers, vec![12, 15]);
         assert_eq!(t.instance, Some(14));
         assert_eq!(targets(&[]), Targets::default());
+    }
+
+    #[test]
+    fn with_the_jni_bridge_the_busiest_stream_manager_hosting_a_jvm_is_recorded() {
+        let members = [
+            m(10, "/bin/egret local app.jar com.M", 50),
+            jni_stmgr(12, 300),
+            jni_stmgr(15, 700),
+            // Busier, but with no JVM in it (a socket-bridge stream manager).
+            m(16, "/bin/egret stmgr --topology t --container 3", 900),
+        ];
+        let t = targets(&members);
+        assert_eq!(t.stream_managers, vec![12, 15, 16]);
+        assert_eq!(t.instance, Some(15));
+        // Instance JVMs, when there are any, come first.
+        let mut mixed = members.to_vec();
+        mixed.push(m(
+            20,
+            "java dev.egret.instance.InstanceMain --instance b-1",
+            5,
+        ));
+        assert_eq!(targets(&mixed).instance, Some(20));
+    }
+
+    #[test]
+    fn a_process_hosting_a_jvm_is_told_by_its_maps() {
+        // This test process has no JVM loaded; a java process has.
+        let me = members(&[i32::try_from(std::process::id()).unwrap()]);
+        assert_eq!(me.len(), 1);
+        assert!(!me[0].hosts_jvm);
+        let tmp = tempfile::tempdir().unwrap();
+        let source = tmp.path().join("Wait.java");
+        std::fs::write(
+            &source,
+            "class Wait { public static void main(String[] a) throws Exception { Thread.sleep(60_000); } }",
+        )
+        .unwrap();
+        let mut java = Command::new("java").arg(&source).spawn().unwrap();
+        let pid = i32::try_from(java.id()).unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        let mut seen = false;
+        while !seen && std::time::Instant::now() < deadline {
+            seen = members(&[pid]).first().is_some_and(|m| m.hosts_jvm);
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let _ = java.kill();
+        let _ = java.wait();
+        assert!(seen, "the java process never showed libjvm.so in its maps");
     }
 
     #[test]
