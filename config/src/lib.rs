@@ -495,7 +495,7 @@ mod tests {
         );
         assert_eq!(d[TOPOLOGY_WORKERS], json!(1));
         assert_eq!(d[TOPOLOGY_ONHEAP_MB], json!(128));
-        assert_eq!(d[BATCH_SIZE], json!(256));
+        assert_eq!(d[BATCH_SIZE], json!(1024));
         assert_eq!(d[FRAME_MAX_BYTES], json!(67108864));
         assert_eq!(defaults(&env(tmp.path()))[JAVA], json!("java"));
     }

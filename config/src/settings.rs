@@ -64,7 +64,7 @@ pub const ALWAYS_TRY_SERIALIZE: &str = "topology.testing.always.try.serialize";
 pub const DEFAULT_JVM_OVERHEAD_MB: u32 = 256;
 
 pub const DEFAULT_FRAME_MAX_BYTES: u32 = 64 * 1024 * 1024;
-pub const DEFAULT_BATCH_SIZE: u32 = 256;
+pub const DEFAULT_BATCH_SIZE: u32 = 1024;
 pub const DEFAULT_BATCH_FLUSH_MS: u32 = 5;
 pub const DEFAULT_INSTANCE_INBOUND_BYTES: u64 = 256 * 1024;
 pub const DEFAULT_INSTANCE_OUTBOUND_BYTES: u64 = 256 * 1024;
@@ -767,7 +767,7 @@ mod tests {
             s,
             TopologySettings {
                 frame_max_bytes: 64 << 20,
-                batch_size: 256,
+                batch_size: 1024,
                 batch_flush_ms: 5,
                 batch_flush_idle: true,
                 instance_inbound_bytes: 256 << 10,

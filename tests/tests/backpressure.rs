@@ -52,9 +52,11 @@ const PAYLOAD: u64 = 1024;
 /// message id's root, edge id, destination task and protobuf framing (measured
 /// about 1070 bytes; `egret.queue.bytes.peak` divided by the tuples queued).
 const TUPLE_BYTES: u64 = PAYLOAD + 128;
-/// `egret.batch.size` (default 256): the most tuples or acks an instance sends
-/// in one batch. A busy bolt still sends its acks every 5 ms (the flush timer
-/// runs in the instance's writer thread), so the default is fine here.
+/// More tuples than one batch of this test's tuples holds: a batch is sealed
+/// at `egret.batch.size` entries (default 1024) or at its bytes cap (a
+/// quarter of `egret.instance.outbound.bytes`: 64 KiB, about 60 of these
+/// 1 KiB tuples), whichever comes first. A busy bolt still sends its acks
+/// every 5 ms (the flush timer runs in the instance's writer thread).
 const BATCH_TUPLES: u64 = 256;
 /// One batch cap: the most bytes one batch from an instance adds to a queue.
 const BATCH_BYTES: u64 = BATCH_TUPLES * TUPLE_BYTES;
