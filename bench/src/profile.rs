@@ -61,15 +61,17 @@ pub struct Targets {
 pub fn targets(members: &[Member]) -> Targets {
     let is_stmgr = |m: &&Member| m.cmdline.split(' ').any(|a| a == STMGR_ARG);
     let stream_managers = members.iter().filter(is_stmgr).map(|m| m.pid).collect();
-    let busiest = |jvms: &mut dyn Iterator<Item = &Member>| {
-        jvms.max_by_key(|m| (m.cpu_ticks, -m.pid)).map(|m| m.pid)
-    };
-    let instance = busiest(&mut members.iter().filter(|m| m.cmdline.contains(INSTANCE_MAIN)))
-        .or_else(|| busiest(&mut members.iter().filter(is_stmgr).filter(|m| m.hosts_jvm)));
+    let instance = busiest(members.iter().filter(|m| m.cmdline.contains(INSTANCE_MAIN)))
+        .or_else(|| busiest(members.iter().filter(is_stmgr).filter(|m| m.hosts_jvm)));
     Targets {
         stream_managers,
         instance,
     }
+}
+
+/// The pid of the member with the most CPU so far (the lowest pid on a tie).
+fn busiest<'a>(members: impl Iterator<Item = &'a Member>) -> Option<i32> {
+    members.max_by_key(|m| (m.cpu_ticks, -m.pid)).map(|m| m.pid)
 }
 
 /// The members among `pids`, read from `/proc`.
