@@ -13,7 +13,12 @@
 //!   `jcmd`) costs the run nothing: the run is measured as without
 //!   `--profile`, and the reason is reported in [`Profile::notes`];
 //! - the flame graph is made by the `inferno` crate from `perf script`'s
-//!   text (collapsed stacks, then SVG), the same way `cargo flamegraph` does.
+//!   text (collapsed stacks, then SVG), the same way `cargo flamegraph` does;
+//! - a stream manager hosting a JVM (the JNI bridge) is asked for a perf map
+//!   of its JIT-compiled code at the window's end (`jcmd Compiler.perfmap`,
+//!   `/tmp/perf-PID.map`, where `perf script` looks), so the flame graph
+//!   names its Java frames instead of showing bare addresses; the map is
+//!   moved beside the perf data afterwards.
 
 use std::io::BufReader;
 use std::path::{Path, PathBuf};
@@ -33,6 +38,9 @@ const LIBJVM: &str = "/libjvm.so";
 const PERF_FREQUENCY: &str = "199";
 /// The JFR recording's name in the JVM.
 const JFR_NAME: &str = "egret-bench";
+/// Where a JVM's `Compiler.perfmap` writes, and `perf script` reads, the
+/// symbols of process PID's JIT-compiled code (`perf-PID.map`).
+const PERF_MAP_DIR: &str = "/tmp";
 
 /// One process of the run, as the profiler needs it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -51,6 +59,9 @@ pub struct Member {
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Targets {
     pub stream_managers: Vec<i32>,
+    /// The stream managers hosting a JVM (JNI bridge): their JIT-compiled
+    /// frames need a perf map.
+    pub jit_hosts: Vec<i32>,
     /// The instance JVM with the most CPU so far; with the JNI bridge (no
     /// instance JVMs), the stream manager hosting a JVM with the most.
     pub instance: Option<i32>,
@@ -61,10 +72,17 @@ pub struct Targets {
 pub fn targets(members: &[Member]) -> Targets {
     let is_stmgr = |m: &&Member| m.cmdline.split(' ').any(|a| a == STMGR_ARG);
     let stream_managers = members.iter().filter(is_stmgr).map(|m| m.pid).collect();
+    let jit_hosts = members
+        .iter()
+        .filter(is_stmgr)
+        .filter(|m| m.hosts_jvm)
+        .map(|m| m.pid)
+        .collect();
     let instance = busiest(members.iter().filter(|m| m.cmdline.contains(INSTANCE_MAIN)))
         .or_else(|| busiest(members.iter().filter(is_stmgr).filter(|m| m.hosts_jvm)));
     Targets {
         stream_managers,
+        jit_hosts,
         instance,
     }
 }
@@ -131,8 +149,29 @@ pub struct Recorders {
     dir: PathBuf,
     jcmd: PathBuf,
     perf: Option<(Child, PathBuf)>,
+    jit_hosts: Vec<i32>,
     jfr: Option<(i32, PathBuf)>,
     notes: Vec<String>,
+}
+
+/// Asks the JVM in process `pid` to write the perf map of its JIT-compiled
+/// code (`jcmd PID Compiler.perfmap`, JDK 17 on); returns where it is.
+pub fn write_perf_map(jcmd: &Path, pid: i32) -> Result<PathBuf, String> {
+    let map = Path::new(PERF_MAP_DIR).join(format!("perf-{pid}.map"));
+    let out = Command::new(jcmd)
+        .arg(pid.to_string())
+        .arg("Compiler.perfmap")
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("{} could not run: {e}", jcmd.display()))?;
+    if out.status.success() && map.is_file() {
+        Ok(map)
+    } else {
+        Err(format!(
+            "jcmd {pid} Compiler.perfmap failed: {}",
+            String::from_utf8_lossy(&out.stdout).trim()
+        ))
+    }
 }
 
 /// `jcmd` beside `java` (an absolute path), else from `PATH`.
@@ -218,6 +257,11 @@ impl Recorders {
         Recorders {
             dir: dir.to_owned(),
             jcmd: jcmd.to_owned(),
+            jit_hosts: if perf.is_some() {
+                targets.jit_hosts
+            } else {
+                Vec::new()
+            },
             perf,
             jfr,
             notes,
@@ -248,7 +292,15 @@ impl Recorders {
             }
         }
         if let Some((child, data)) = self.perf.take() {
-            match stop_perf(child).and_then(|()| {
+            // While the JVMs still run: their code is where the samples saw it.
+            let mut maps = Vec::new();
+            for &pid in &self.jit_hosts {
+                match write_perf_map(&self.jcmd, pid) {
+                    Ok(map) => maps.push(map),
+                    Err(e) => profile.notes.push(e),
+                }
+            }
+            let graph = stop_perf(child).and_then(|()| {
                 // --no-inline: addr2line per inlined frame takes minutes.
                 let script = Command::new("perf")
                     .args(["script", "--no-inline"])
@@ -264,7 +316,19 @@ impl Recorders {
                     )));
                 }
                 flamegraph(&script.stdout, title)
-            }) {
+            });
+            // Kept with the run (`perf report` wants it back in /tmp), not left in /tmp.
+            for map in maps {
+                if let Some(name) = map.file_name() {
+                    let kept = self.dir.join(name);
+                    if let Err(e) =
+                        std::fs::copy(&map, &kept).and_then(|_| std::fs::remove_file(&map))
+                    {
+                        profile.notes.push(format!("{}: {e}", map.display()));
+                    }
+                }
+            }
+            match graph {
                 Ok(svg) => {
                     let path = self.dir.join("stmgr-flamegraph.svg");
                     match std::fs::write(&path, svg) {
@@ -356,6 +420,7 @@ mod tests {
         ];
         let t = targets(&members);
         assert_eq!(t.stream_managers, vec![12, 15]);
+        assert!(t.jit_hosts.is_empty());
         assert_eq!(t.instance, Some(14));
         assert_eq!(targets(&[]), Targets::default());
     }
@@ -371,6 +436,8 @@ mod tests {
         ];
         let t = targets(&members);
         assert_eq!(t.stream_managers, vec![12, 15, 16]);
+        // Both JNI stream managers' JIT frames get a perf map; the socket one has none.
+        assert_eq!(t.jit_hosts, vec![12, 15]);
         assert_eq!(t.instance, Some(15));
         // Instance JVMs, when there are any, come first.
         let mut mixed = members.to_vec();
@@ -382,29 +449,93 @@ mod tests {
         assert_eq!(targets(&mixed).instance, Some(20));
     }
 
+    /// A real JVM (the source launcher compiles `Wait.java` first, so its JIT
+    /// has compiled code to name) sleeping for a minute; killed on drop.
+    struct WaitingJvm {
+        _dir: tempfile::TempDir,
+        child: Child,
+    }
+
+    impl WaitingJvm {
+        fn start() -> WaitingJvm {
+            let dir = tempfile::tempdir().unwrap();
+            let source = dir.path().join("Wait.java");
+            std::fs::write(
+                &source,
+                "class Wait { public static void main(String[] a) throws Exception { Thread.sleep(60_000); } }",
+            )
+            .unwrap();
+            let child = Command::new("java").arg(&source).spawn().unwrap();
+            WaitingJvm { _dir: dir, child }
+        }
+
+        fn pid(&self) -> i32 {
+            i32::try_from(self.child.id()).unwrap()
+        }
+    }
+
+    impl Drop for WaitingJvm {
+        fn drop(&mut self) {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+
+    #[test]
+    fn a_jvm_writes_the_perf_map_of_its_compiled_code_when_asked() {
+        let jvm = WaitingJvm::start();
+        let pid = jvm.pid();
+        // jcmd attaches once the JVM is up; until then it fails.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        // Asked again until a JDK method has been compiled (early in any JVM's life).
+        let (map, text) = loop {
+            match write_perf_map(Path::new("jcmd"), pid) {
+                Ok(map) => {
+                    let text = std::fs::read_to_string(&map).unwrap();
+                    let _ = std::fs::remove_file(&map);
+                    if text.contains("java.lang.") || std::time::Instant::now() > deadline {
+                        break (map, text);
+                    }
+                }
+                Err(e) if std::time::Instant::now() > deadline => panic!("{e}"),
+                Err(_) => {}
+            }
+            std::thread::sleep(std::time::Duration::from_millis(200));
+        };
+        assert_eq!(map, Path::new("/tmp").join(format!("perf-{pid}.map")));
+        // perf's format: start address, size (both hex), the symbol.
+        let first = text.lines().next().unwrap_or_default();
+        let fields: Vec<&str> = first.splitn(3, ' ').collect();
+        assert_eq!(fields.len(), 3, "{first}");
+        assert!(
+            fields[0].starts_with("0x") && fields[1].starts_with("0x"),
+            "{first}"
+        );
+        assert!(
+            text.contains("java.lang."),
+            "no compiled JDK method in the map"
+        );
+        // No jcmd: an error naming it, not a panic. (Never point jcmd at a process
+        // without a JVM: its attach mechanism sends that process SIGQUIT.)
+        let e = write_perf_map(Path::new("/nonexistent/jcmd"), pid).unwrap_err();
+        assert!(e.contains("/nonexistent/jcmd could not run"), "{e}");
+    }
+
     #[test]
     fn a_process_hosting_a_jvm_is_told_by_its_maps() {
         // This test process has no JVM loaded; a java process has.
         let me = members(&[i32::try_from(std::process::id()).unwrap()]);
         assert_eq!(me.len(), 1);
         assert!(!me[0].hosts_jvm);
-        let tmp = tempfile::tempdir().unwrap();
-        let source = tmp.path().join("Wait.java");
-        std::fs::write(
-            &source,
-            "class Wait { public static void main(String[] a) throws Exception { Thread.sleep(60_000); } }",
-        )
-        .unwrap();
-        let mut java = Command::new("java").arg(&source).spawn().unwrap();
-        let pid = i32::try_from(java.id()).unwrap();
+        let jvm = WaitingJvm::start();
+        let pid = jvm.pid();
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
         let mut seen = false;
         while !seen && std::time::Instant::now() < deadline {
             seen = members(&[pid]).first().is_some_and(|m| m.hosts_jvm);
             std::thread::sleep(std::time::Duration::from_millis(50));
         }
-        let _ = java.kill();
-        let _ = java.wait();
+        drop(jvm);
         assert!(seen, "the java process never showed libjvm.so in its maps");
     }
 
