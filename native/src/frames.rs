@@ -19,6 +19,9 @@
 //!
 //! Blocking: `send0` blocks while the stream manager's queue toward the
 //! router is full (backpressure, as a full socket blocks its writer);
+//! `trySend0` never waits: it queues the frame only when there is room (the
+//! executor's own thread sends this way, and leaves a frame that does not
+//! fit to its writer thread);
 //! `receive0` blocks until a frame comes; both return at once when the port
 //! is closed by either side (`close0`, or the stream manager dropping its
 //! halves).
@@ -144,6 +147,37 @@ pub fn send(handle: jlong, frame: Bytes) -> Result<bool, BridgeError> {
         }
     });
     Ok(sent)
+}
+
+/// What [`try_send`] did with a frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TrySent {
+    /// Queued toward the stream manager.
+    Sent,
+    /// Not queued: the port's queue is full (backpressure); try the blocking send.
+    Full,
+    /// Not queued: the port is closed.
+    Closed,
+}
+
+/// Whether the port's queue toward the stream manager has room for a frame
+/// now (a hint: another sender may take it first).
+pub fn has_room(handle: jlong) -> Result<bool, BridgeError> {
+    Ok(port(handle)?.to_sm.capacity() > 0)
+}
+
+/// Queues one frame toward the stream manager if its queue has room now,
+/// never waiting.
+pub fn try_send(handle: jlong, frame: Bytes) -> Result<TrySent, BridgeError> {
+    let port = port(handle)?;
+    if port.closed.is_cancelled() {
+        return Ok(TrySent::Closed);
+    }
+    Ok(match port.to_sm.try_send(frame) {
+        Ok(()) => TrySent::Sent,
+        Err(mpsc::error::TrySendError::Full(_)) => TrySent::Full,
+        Err(mpsc::error::TrySendError::Closed(_)) => TrySent::Closed,
+    })
 }
 
 /// The next frame from the stream manager, copied by `fill` when it takes
@@ -275,6 +309,33 @@ extern "system" fn send0<'local>(
         .resolve::<ThrowBridgeError>()
 }
 
+/// 1 when the frame was queued, 0 when the queue was full (nothing queued),
+/// -1 when the port is closed.
+extern "system" fn try_send0<'local>(
+    mut unowned: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+    buffer: JByteBuffer<'local>,
+    length: jint,
+) -> jint {
+    unowned
+        .with_env(|env| -> Result<jint, BridgeError> {
+            let length = usize::try_from(length)
+                .map_err(|_| BridgeError::Bridge(format!("a negative frame length {length}")))?;
+            // No copy for a frame that would not be queued.
+            if !has_room(handle)? {
+                return Ok(0);
+            }
+            let frame = copy_out(env, &buffer, length)?;
+            Ok(match try_send(handle, frame)? {
+                TrySent::Sent => 1,
+                TrySent::Full => 0,
+                TrySent::Closed => -1,
+            })
+        })
+        .resolve::<ThrowBridgeError>()
+}
+
 extern "system" fn receive0<'local>(
     mut unowned: EnvUnowned<'local>,
     _class: JClass<'local>,
@@ -332,6 +393,11 @@ pub fn register(env: &mut Env<'_>, class: &JClass<'_>) -> Result<(), BridgeError
                 jni_str!("send0"),
                 jni_str!("(JLjava/nio/ByteBuffer;I)I"),
                 send0 as *mut std::ffi::c_void,
+            ),
+            NativeMethod::from_raw_parts(
+                jni_str!("trySend0"),
+                jni_str!("(JLjava/nio/ByteBuffer;I)I"),
+                try_send0 as *mut std::ffi::c_void,
             ),
             NativeMethod::from_raw_parts(
                 jni_str!("receive0"),

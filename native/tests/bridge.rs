@@ -30,6 +30,7 @@ public final class Probe {
     static native String relay(String message);
     static native long open0(String instanceId, int restarts);
     static native int send0(long handle, ByteBuffer buffer, int length);
+    static native int trySend0(long handle, ByteBuffer buffer, int length);
     static native long receive0(long handle, ByteBuffer buffer);
     static native void close0(long handle);
 
@@ -57,6 +58,35 @@ public final class Probe {
         long after = receive0(h, in); // the Rust side closed its end
         close0(h);
         return new String(got) + "|" + after;
+    }
+
+    /**
+     * Opens a port and offers `count` frames with trySend0, each its number as text; returns
+     * the statuses, then waits for `release` (the Rust side reading) and offers one more.
+     */
+    static long tryHandle;
+    public static String tryFill(String count) {
+        tryHandle = open0("probe-try", 0);
+        StringBuilder b = new StringBuilder();
+        ByteBuffer out = ByteBuffer.allocateDirect(16);
+        for (int i = 0; i < Integer.parseInt(count); i++) {
+            byte[] t = Integer.toString(i).getBytes();
+            out.clear();
+            out.put(t);
+            b.append(trySend0(tryHandle, out, t.length));
+        }
+        return b.toString();
+    }
+    /** One more trySend0 on the port of tryFill: its status. */
+    public static String tryOneMore(String text) {
+        ByteBuffer out = ByteBuffer.allocateDirect(16);
+        byte[] t = text.getBytes();
+        out.put(t);
+        return Integer.toString(trySend0(tryHandle, out, t.length));
+    }
+    public static String tryClose(String unused) {
+        close0(tryHandle);
+        return "closed";
     }
 }
 "#;
@@ -244,8 +274,46 @@ fn a_java_exception_in_a_callback_is_a_rust_error_with_class_and_message() {
     );
 }
 
+/// The tests that open ports take the connections in turn (one dispatcher).
+static PORTS: Mutex<()> = Mutex::new(());
+
+#[test]
+fn try_send_queues_while_there_is_room_and_never_waits() {
+    let _ports = PORTS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let queue = frames::PORT_QUEUE_FRAMES;
+    // One more than the port's queue holds: the last is refused (0) at once.
+    let statuses = call_probe("tryFill", &(queue + 1).to_string());
+    assert_eq!(statuses, format!("{}0", "1".repeat(queue)));
+    let mut connection = jvm()
+        .connections
+        .lock()
+        .unwrap()
+        .blocking_recv()
+        .expect("a connection");
+    assert_eq!(connection.instance_id, "probe-try");
+    // The queued frames come whole and in order; the refused one never comes.
+    for i in 0..queue {
+        let frame = connection.from_instance.blocking_recv().expect("a frame");
+        assert_eq!(&frame[..], i.to_string().as_bytes());
+    }
+    assert!(connection.from_instance.try_recv().is_err());
+    // Room again: queued.
+    assert_eq!(call_probe("tryOneMore", "again"), "1");
+    let frame = connection.from_instance.blocking_recv().expect("a frame");
+    assert_eq!(&frame[..], b"again");
+    // The stream manager gone: -1, as send0 says.
+    drop(connection);
+    assert_eq!(call_probe("tryOneMore", "late"), "-1");
+    assert_eq!(call_probe("tryClose", ""), "closed");
+}
+
 #[test]
 fn frames_cross_whole_in_both_directions_and_a_closed_end_reads_minus_one() {
+    let _ports = PORTS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let vm = &jvm().vm;
     let echo = std::thread::spawn(|| {
         let mut connections = jvm().connections.lock().unwrap();

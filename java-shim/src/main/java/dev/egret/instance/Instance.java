@@ -343,6 +343,11 @@ public final class Instance {
             }
 
             @Override
+            public boolean tryWriteEncoded(byte[] frame, int bodyOffset, int bodyLength) throws IOException {
+                return channel.tryWriteEncoded(frame, bodyOffset, bodyLength);
+            }
+
+            @Override
             public void close() {
                 closeQuietly(channel);
             }

@@ -48,10 +48,11 @@ import org.slf4j.LoggerFactory;
  * a round in which no task emitted is followed by a ~1 ms wait (Storm's spout wait
  * strategy), spent waiting for inbound messages so state changes are seen at once, and
  * cut short when an outgoing batch waits for the idle flush's gap to end: the next round's
- * tuples then join it before it is sealed ({@link OutboundSink#sealIdleFromExecutor()}).
- * Tick tuples are driven by this thread; the outgoing batches are sealed and written by the
- * {@link OutboundSink}'s writer thread (its flush timer too), so a bolt busy with a long
- * inbound batch still sends its acks every {@code egret.batch.flush.ms}.
+ * tuples then join it before it is sealed ({@link OutboundSink#sealIdleFromExecutor(boolean)}; a
+ * bolt's executor likewise seals its idle batch at the gap's end). Tick tuples are driven by
+ * this thread; the {@link OutboundSink}'s writer thread keeps the flush timer and writes the
+ * batches this thread cannot hand over without waiting, so a bolt busy with a long inbound
+ * batch still sends its acks every {@code egret.batch.flush.ms}.
  *
  * <p>Acking: spout tasks keep their pending trees in their {@link SpoutCollector}; the
  * stream manager's tree events complete or fail them here (spout {@code ack}/{@code fail}).
@@ -200,9 +201,10 @@ final class InstanceExecutor {
                 TimeUnit.MILLISECONDS.toNanos(Integer.toUnsignedLong(settings.getBatchFlushMs())),
                 positiveLong(settings.getInstanceOutboundBytes(), "instance_outbound_bytes"),
                 settings.getBatchFlushIdle());
-        if (isSpout) {
-            sink.sealIdleFromExecutor();
-        }
+        // A spout's nextTuple may block (a consumer's poll): its writer seals the batch if
+        // the executor is not back after the gap. A bolt comes back unless new input keeps
+        // it busy; the flush timer bounds that, and running out of work wakes nobody.
+        sink.sealIdleFromExecutor(isSpout);
         this.inbound = new InboundQueue(
                 positiveLong(settings.getInstanceInboundBytes(), "instance_inbound_bytes"), INBOUND_MESSAGES);
         this.errors = new ErrorSink(sink);

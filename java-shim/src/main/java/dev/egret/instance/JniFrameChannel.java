@@ -134,6 +134,34 @@ public final class JniFrameChannel extends FrameChannel {
         }
     }
 
+    /**
+     * {@link #writeEncoded} without waiting: the frame is queued toward the stream manager only
+     * if its queue has room now (false, nothing sent, when it is full: backpressure). A write
+     * in progress on another thread is waited for (the write lock), so a caller that must
+     * never wait calls this only when no other thread writes to the channel.
+     */
+    @Override
+    public boolean tryWriteEncoded(byte[] frame, int bodyOffset, int bodyLength) throws IOException {
+        int limit = maxFrameBytes();
+        if (bodyLength > limit) {
+            throw new FrameTooLargeException(bodyLength, limit);
+        }
+        synchronized (writeLock) {
+            ByteBuffer buffer = writeBufferFor(bodyLength, limit);
+            buffer.put(frame, bodyOffset, bodyLength);
+            int status;
+            try {
+                status = trySend0(handle, buffer, bodyLength);
+            } catch (RuntimeException e) {
+                throw new IOException("the JNI bridge failed to send a frame: " + e.getMessage(), e);
+            }
+            if (status < 0) {
+                throw new EOFException("the stream manager closed the connection");
+            }
+            return status > 0;
+        }
+    }
+
     /** Under the write lock: the cleared write buffer, grown to hold {@code size} bytes. */
     private ByteBuffer writeBufferFor(int size, int limit) throws IOException {
         if (closed) {
@@ -183,6 +211,9 @@ public final class JniFrameChannel extends FrameChannel {
     private static native long open0(String instanceId, int restarts);
 
     private static native int send0(long handle, ByteBuffer buffer, int length);
+
+    /** 1: queued; 0: the queue is full, nothing queued; -1: the port is closed. */
+    private static native int trySend0(long handle, ByteBuffer buffer, int length);
 
     private static native long receive0(long handle, ByteBuffer buffer);
 

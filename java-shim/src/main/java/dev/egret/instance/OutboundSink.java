@@ -38,7 +38,8 @@ import org.slf4j.LoggerFactory;
  * the last batch was sealed at least {@link #IDLE_GAP_NANOS} ago, the batch is sealed at
  * once: at low load a tuple leaves with no timer wait. Otherwise the writer thread seals it
  * once it has written everything queued and that gap has passed (or on the timer, if
- * sooner; a spout's executor seals it itself at the gap's end, {@link #sealIdleFromExecutor()}).
+ * sooner; an instance's executor seals it itself at the gap's end,
+ * {@link #sealIdleFromExecutor(boolean)}).
  * So an instance sends at most one idle-flushed batch per gap: each frame costs a
  * wake-up of every thread on its way, and at rates of thousands of tuples per second one
  * frame per tuple would cost more CPU than the tuples themselves; under load batches still
@@ -54,7 +55,15 @@ import org.slf4j.LoggerFactory;
  * over half its bound, so it does not fill the queue while it cannot drain, and in practice
  * never blocks in an emit; the writer wakes it ({@code onWritable}) once the queue has
  * drained below half. The flush timer lives in the writer thread too, so a bolt busy with a
- * long inbound batch still sends its acks every {@code flushNanos}.
+ * long inbound batch still sends its acks every {@code flushNanos}; while batches flow the
+ * writer wakes once per flush interval to keep the next batch's timer, and only a batch that
+ * starts while it waits with no deadline wakes it.
+ *
+ * <p>Writing on the sealing thread: a batch sealed while nothing is queued or being written
+ * is first offered to the writer without waiting ({@link FrameWriter#tryWriteEncoded}, which
+ * the JNI bridge's channel does when the stream manager's queue has room). Taken, it never
+ * reaches the writer thread, which then costs no wake-up; refused, it is queued as usual,
+ * and the batches after it queue behind it, so frames keep their order.
  *
  * <p>Encoding: each entry is encoded once, when it is added, straight into the current
  * batch's {@link CodedOutputStream} as a {@code TupleBatch} field (acks and tuples
@@ -114,6 +123,15 @@ final class OutboundSink {
             write(message);
         }
 
+        /**
+         * {@link #writeEncoded} only if it needs no waiting (the JNI bridge: the stream
+         * manager's queue has room); true when written, false when nothing was (the caller
+         * then queues the frame for the writer thread). Writers that cannot tell answer false.
+         */
+        default boolean tryWriteEncoded(byte[] frame, int bodyOffset, int bodyLength) throws IOException {
+            return false;
+        }
+
         /** Releases the connection after a failed write; the reader of the connection then ends. */
         default void close() {
         }
@@ -141,7 +159,7 @@ final class OutboundSink {
     /** The least time between two batches sealed because the executor ran out of work. */
     static final long IDLE_GAP_NANOS = 700_000;
     /**
-     * With {@link #sealIdleFromExecutor()}: how long after the gap the writer thread leaves
+     * With {@link #sealIdleFromExecutor(boolean)}: how long after the gap the writer thread leaves
      * the idle seal to the executor before doing it itself.
      */
     static final long EXECUTOR_SEAL_GRACE_NANOS = 250_000;
@@ -236,12 +254,20 @@ final class OutboundSink {
      */
     private boolean sealWhenWritten;
     /**
-     * {@link #sealIdleFromExecutor()}: the executor comes back at {@link #idleSealDeadline()}
+     * {@link #sealIdleFromExecutor(boolean)}: the executor comes back at {@link #idleSealDeadline()}
      * and seals; the writer thread does it only {@link #EXECUTOR_SEAL_GRACE_NANOS} later.
      */
     private boolean executorSealsIdle;
+    /** With {@link #executorSealsIdle}: the writer seals if the executor is not back (see {@link #sealIdleFromExecutor}). */
+    private boolean writerBacksUpIdleSeal;
     /** When the last batch was sealed (nanoTime); the idle flush keeps {@link #IDLE_GAP_NANOS} after it. */
     private long lastSealAt = System.nanoTime() - IDLE_GAP_NANOS;
+    /**
+     * The writer thread waits with no deadline (nothing buffered, no batch sealed for a flush
+     * interval): the first entry of a batch must wake it to start the batch's flush timer.
+     * Otherwise it wakes on its own within a flush interval and keeps the timer then.
+     */
+    private boolean writerWaitsUntimed;
     private Thread writerThread;
 
     /** Direct mode: frames are written by the calling thread (tests). */
@@ -578,7 +604,7 @@ final class OutboundSink {
         if (size() >= batchSize || bufferedBytes >= batchBytes) {
             seal();
             awaitRoom();
-        } else if (first && !direct) {
+        } else if (first && writerWaitsUntimed) {
             // The writer thread now has a flush deadline to keep.
             work.signal();
         }
@@ -638,8 +664,12 @@ final class OutboundSink {
             if (!queue.isEmpty() || writing != null || System.nanoTime() - lastSealAt < IDLE_GAP_NANOS) {
                 if (!sealWhenWritten && !direct) {
                     sealWhenWritten = true;
-                    // The writer may be waiting for a later deadline (the timer's).
-                    work.signal();
+                    if (!executorSealsIdle || writerBacksUpIdleSeal) {
+                        // The writer may be waiting for a later deadline (the timer's).
+                        work.signal();
+                    }
+                    // Else the executor comes back at the gap's end and seals; if it does
+                    // not, the writer does when it next wakes (the flush timer at the latest).
                 }
                 return false;
             }
@@ -657,17 +687,18 @@ final class OutboundSink {
      * spout woken by acks just after a seal would emit into a batch that waits a whole gap,
      * while the tuples that fall due meanwhile wait for its next wake-up.
      */
-    void sealIdleFromExecutor() {
+    void sealIdleFromExecutor(boolean writerBacksUp) {
         lock.lock();
         try {
             executorSealsIdle = true;
+            writerBacksUpIdleSeal = writerBacksUp;
         } finally {
             lock.unlock();
         }
     }
 
     /**
-     * With {@link #sealIdleFromExecutor()}: when a batch left for later by
+     * With {@link #sealIdleFromExecutor(boolean)}: when a batch left for later by
      * {@link #executorIdle()} may be sealed by the executor (nanoTime), the end of the gap
      * after the last seal; {@code Long.MAX_VALUE} when none waits, or when the writer seals.
      */
@@ -717,10 +748,8 @@ final class OutboundSink {
         if (!ready || disconnected || isEmpty()) {
             return;
         }
-        if (flushWhenIdle) {
-            sealWhenWritten = false;
-            lastSealAt = System.nanoTime();
-        }
+        sealWhenWritten = false;
+        lastSealAt = System.nanoTime();
         int entries = size();
         int batchLength = (int) bufferedBytes;
         int header = CodedOutputStream.computeTagSize(InstanceToStreamManager.TUPLES_FIELD_NUMBER)
@@ -757,6 +786,9 @@ final class OutboundSink {
     private void enqueue(Frame f) {
         if (disconnected) {
             dropped += f.entries;
+            return;
+        }
+        if (!direct && writeNowIfIdle(f)) {
             return;
         }
         queue.addLast(f);
@@ -951,6 +983,30 @@ final class OutboundSink {
         }
     }
 
+    /**
+     * Under the lock: writes a sealed batch on the sealing thread when nothing is queued or
+     * being written (so frames keep their order) and the writer can take it without waiting
+     * (the JNI bridge with room in the stream manager's queue). The writer thread is then
+     * not woken for it: one thread hand-off less per batch. False when the frame must be
+     * queued for the writer thread as usual (a socket, a full queue, a control message).
+     */
+    private boolean writeNowIfIdle(Frame f) {
+        if (f.encoded == null || !queue.isEmpty() || writing != null) {
+            return false;
+        }
+        FrameWriter w = writer;
+        try {
+            if (!w.tryWriteEncoded(f.encoded, f.offset, f.length)) {
+                return false;
+            }
+        } catch (IOException | RuntimeException e) {
+            failed(f, e, w);
+            return true;
+        }
+        recycle(f);
+        return true;
+    }
+
     /** Direct mode, under the lock: writes every queued frame on this thread. */
     private void writeQueuedInline() {
         while (!queue.isEmpty() && !disconnected) {
@@ -1017,8 +1073,17 @@ final class OutboundSink {
                                 until = Math.min(until, lastSealAt + idleGap - now);
                             }
                             work.awaitNanos(Math.max(1, until));
+                        } else if (flushNanos > 0 && now - lastSealAt < flushNanos) {
+                            // Batches are flowing: wake within a flush interval to keep the
+                            // next batch's timer, instead of being woken by its first entry.
+                            work.awaitNanos(flushNanos);
                         } else {
-                            work.await();
+                            writerWaitsUntimed = true;
+                            try {
+                                work.await();
+                            } finally {
+                                writerWaitsUntimed = false;
+                            }
                         }
                     } catch (InterruptedException e) {
                         // Not interrupted by the sink itself (an interrupt would close the

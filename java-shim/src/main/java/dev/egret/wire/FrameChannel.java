@@ -282,6 +282,16 @@ public class FrameChannel implements Closeable {
         }
     }
 
+    /**
+     * {@link #writeEncoded} if it can be done now without waiting, else nothing: true when the
+     * frame was written. A byte stream cannot tell beforehand whether a write would wait, so
+     * this one always answers false and the caller writes the frame the blocking way (the JNI
+     * bridge's channel can: {@code JniFrameChannel}).
+     */
+    public boolean tryWriteEncoded(byte[] frame, int bodyOffset, int bodyLength) throws IOException {
+        return false;
+    }
+
     private void writeAll(ByteBuffer buf) throws IOException {
         while (buf.hasRemaining()) {
             channel.write(buf);

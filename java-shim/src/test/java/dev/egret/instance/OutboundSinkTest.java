@@ -441,6 +441,102 @@ class OutboundSinkTest {
     }
 
     /**
+     * A writer that, like the JNI bridge's channel, can take a batch without waiting while
+     * {@link #room} lasts; records each frame with the name of the thread that wrote it.
+     * Blocking writes (the writer thread's) wait on {@link #gate}.
+     */
+    private static final class TryWriter implements OutboundSink.FrameWriter {
+        final List<String> written = Collections.synchronizedList(new ArrayList<>());
+        final AtomicInteger room = new AtomicInteger();
+        volatile CountDownLatch gate = new CountDownLatch(0);
+        volatile boolean broken;
+        volatile boolean closed;
+
+        private void record(InstanceToStreamManager m) {
+            String what = m.hasTuples() ? "tuples" + m.getTuples().getTuplesCount() : m.getMessageCase().name();
+            written.add(what + "@" + Thread.currentThread().getName());
+        }
+
+        @Override
+        public void write(InstanceToStreamManager message) throws IOException {
+            try {
+                gate.await();
+            } catch (InterruptedException e) {
+                throw new IOException("interrupted", e);
+            }
+            record(message);
+        }
+
+        @Override
+        public boolean tryWriteEncoded(byte[] frame, int bodyOffset, int bodyLength) throws IOException {
+            if (broken) {
+                throw new IOException("broken pipe");
+            }
+            if (room.getAndUpdate(r -> Math.max(0, r - 1)) == 0) {
+                return false;
+            }
+            record(InstanceToStreamManager.parseFrom(java.nio.ByteBuffer.wrap(frame, bodyOffset, bodyLength)));
+            return true;
+        }
+
+        @Override
+        public void close() {
+            closed = true;
+        }
+    }
+
+    @Test
+    void aBatchIsWrittenByTheThreadThatSealsItWhenTheWriterCanTakeItNow() throws Exception {
+        TryWriter w = new TryWriter();
+        OutboundSink sink = new OutboundSink(w, 2, TimeUnit.SECONDS.toNanos(10), 1 << 20);
+        sink.sendReady();
+        await("ready written", () -> w.written.size() == 1);
+        // A control frame is never tried: the writer thread wrote it.
+        assertEquals("READY@sm-writer", w.written.get(0));
+        w.room.set(1);
+        String me = Thread.currentThread().getName();
+        sink.add(tuple(1));
+        sink.add(tuple(2));
+        // Written before add returned, on this thread: the writer thread was not needed.
+        assertEquals(List.of("READY@sm-writer", "tuples2@" + me), w.written);
+        // No room: the batch goes to the writer thread, which waits as a full socket would.
+        w.gate = new CountDownLatch(1);
+        sink.add(tuple(3));
+        sink.add(tuple(4));
+        await("the writer thread took the batch", () -> sink.queuedBytes() > 0);
+        // Room again, but a batch is being written: the next one queues behind it.
+        w.room.set(10);
+        sink.add(tuple(5));
+        sink.add(tuple(6));
+        assertEquals(2, w.written.size(), "nothing overtakes the blocked write");
+        w.gate.countDown();
+        await("both batches written", () -> w.written.size() == 4);
+        assertEquals(List.of("READY@sm-writer", "tuples2@" + me, "tuples2@sm-writer", "tuples2@sm-writer"),
+                w.written);
+        // Idle again: the sealing thread writes.
+        await("the queue drained", () -> sink.queuedBytes() == 0);
+        sink.add(tuple(7));
+        sink.add(tuple(8));
+        assertEquals("tuples2@" + me, w.written.get(4));
+        sink.close();
+    }
+
+    @Test
+    void aFailedWriteOnTheSealingThreadDropsTheBatchAndDisconnects() throws Exception {
+        TryWriter w = new TryWriter();
+        OutboundSink sink = new OutboundSink(w, 2, TimeUnit.SECONDS.toNanos(10), 1 << 20);
+        sink.sendReady();
+        await("ready written", () -> w.written.size() == 1);
+        w.broken = true;
+        sink.add(tuple(1));
+        sink.add(tuple(2));
+        assertTrue(sink.isDisconnected());
+        assertTrue(w.closed);
+        assertEquals(2, sink.disconnect(), "the two tuples of the failed batch");
+        sink.close();
+    }
+
+    /**
      * A sink with a writer thread and a 10 s timer (so only an idle flush sends a partial
      * batch within a test), once its ready frame is written and the writer is idle again.
      */
@@ -505,7 +601,7 @@ class OutboundSinkTest {
     }
 
     /**
-     * A spout's sink ({@link OutboundSink#sealIdleFromExecutor()}) whose executor sealed tuple
+     * A spout's sink ({@link OutboundSink#sealIdleFromExecutor(boolean)}) whose executor sealed tuple
      * 1 between {@code before} and {@code after}, then found tuple 2 and ran out of work again:
      * {@code early} when that sealed it too (a whole gap had passed: a slow machine).
      */
@@ -518,7 +614,7 @@ class OutboundSinkTest {
 
         SpoutSinkInGap() throws InterruptedException {
             sink = readySink(w, true);
-            sink.sealIdleFromExecutor();
+            sink.sealIdleFromExecutor(true);
             assertEquals(Long.MAX_VALUE, sink.idleSealDeadline(), "nothing waits");
             sink.add(tuple(1));
             before = System.nanoTime();
@@ -561,6 +657,33 @@ class OutboundSinkTest {
             g.assertWrittenAfterTheGrace(2);
         }
         g.sink.close();
+    }
+
+    @Test
+    void aBoltsWriterIsNotWokenForABatchLeftForTheGapAndSealsItWithinAFlushInterval() throws Exception {
+        SlowWriter w = new SlowWriter();
+        long flush = TimeUnit.MILLISECONDS.toNanos(200);
+        OutboundSink sink = new OutboundSink(w, 256, flush, 1 << 20, true);
+        sink.sendReady();
+        await("ready written", () -> w.written.size() == 1 && sink.queuedBytes() == 0);
+        sink.sealIdleFromExecutor(false);
+        sink.add(tuple(1));
+        assertTrue(sink.executorIdle(), "the writer is idle: the batch goes now");
+        await("tuple 1 written", () -> w.tuples() == 1);
+        long added = System.nanoTime();
+        sink.add(tuple(2));
+        if (sink.executorIdle()) {
+            sink.close();
+            return; // a whole gap passed meanwhile (a slow machine): sealed at once
+        }
+        assertTrue(sink.idleSealDeadline() != Long.MAX_VALUE, "the executor is to come back at the gap's end");
+        // The executor does not come back: nothing wakes the writer for the gap; it seals
+        // the batch when it next wakes, a flush interval after it last went to sleep.
+        await("tuple 2 written", () -> w.tuples() == 2);
+        long waited = w.writtenAt.get(2) - added;
+        assertTrue(waited >= flush / 2, "sealed " + waited / 1000 + " µs after the add: the writer was woken for the gap");
+        assertTrue(waited < TimeUnit.SECONDS.toNanos(2), "sealed late: " + waited / 1000 + " µs");
+        sink.close();
     }
 
     @Test
