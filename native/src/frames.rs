@@ -292,6 +292,12 @@ extern "system" fn open0<'local>(
         .resolve::<ThrowBridgeError>()
 }
 
+/// A frame length from Java, refused when negative.
+fn frame_length(length: jint) -> Result<usize, BridgeError> {
+    usize::try_from(length)
+        .map_err(|_| BridgeError::Bridge(format!("a negative frame length {length}")))
+}
+
 extern "system" fn send0<'local>(
     mut unowned: EnvUnowned<'local>,
     _class: JClass<'local>,
@@ -301,8 +307,7 @@ extern "system" fn send0<'local>(
 ) -> jint {
     unowned
         .with_env(|env| -> Result<jint, BridgeError> {
-            let length = usize::try_from(length)
-                .map_err(|_| BridgeError::Bridge(format!("a negative frame length {length}")))?;
+            let length = frame_length(length)?;
             let frame = copy_out(env, &buffer, length)?;
             Ok(if send(handle, frame)? { 0 } else { -1 })
         })
@@ -320,8 +325,7 @@ extern "system" fn try_send0<'local>(
 ) -> jint {
     unowned
         .with_env(|env| -> Result<jint, BridgeError> {
-            let length = usize::try_from(length)
-                .map_err(|_| BridgeError::Bridge(format!("a negative frame length {length}")))?;
+            let length = frame_length(length)?;
             // No copy for a frame that would not be queued.
             if !has_room(handle)? {
                 return Ok(0);

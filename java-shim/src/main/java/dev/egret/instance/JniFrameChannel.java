@@ -112,7 +112,7 @@ public final class JniFrameChannel extends FrameChannel {
             CodedOutputStream out = CodedOutputStream.newInstance(buffer);
             message.writeTo(out);
             out.flush();
-            send(buffer, size);
+            send(buffer, size, false);
         }
     }
 
@@ -123,15 +123,7 @@ public final class JniFrameChannel extends FrameChannel {
      */
     @Override
     public void writeEncoded(byte[] frame, int bodyOffset, int bodyLength) throws IOException {
-        int limit = maxFrameBytes();
-        if (bodyLength > limit) {
-            throw new FrameTooLargeException(bodyLength, limit);
-        }
-        synchronized (writeLock) {
-            ByteBuffer buffer = writeBufferFor(bodyLength, limit);
-            buffer.put(frame, bodyOffset, bodyLength);
-            send(buffer, bodyLength);
-        }
+        writeEncoded(frame, bodyOffset, bodyLength, false);
     }
 
     /**
@@ -142,6 +134,10 @@ public final class JniFrameChannel extends FrameChannel {
      */
     @Override
     public boolean tryWriteEncoded(byte[] frame, int bodyOffset, int bodyLength) throws IOException {
+        return writeEncoded(frame, bodyOffset, bodyLength, true);
+    }
+
+    private boolean writeEncoded(byte[] frame, int bodyOffset, int bodyLength, boolean noWait) throws IOException {
         int limit = maxFrameBytes();
         if (bodyLength > limit) {
             throw new FrameTooLargeException(bodyLength, limit);
@@ -149,16 +145,7 @@ public final class JniFrameChannel extends FrameChannel {
         synchronized (writeLock) {
             ByteBuffer buffer = writeBufferFor(bodyLength, limit);
             buffer.put(frame, bodyOffset, bodyLength);
-            int status;
-            try {
-                status = trySend0(handle, buffer, bodyLength);
-            } catch (RuntimeException e) {
-                throw new IOException("the JNI bridge failed to send a frame: " + e.getMessage(), e);
-            }
-            if (status < 0) {
-                throw new EOFException("the stream manager closed the connection");
-            }
-            return status > 0;
+            return send(buffer, bodyLength, noWait);
         }
     }
 
@@ -174,11 +161,15 @@ public final class JniFrameChannel extends FrameChannel {
         return writeBuffer;
     }
 
-    /** Under the write lock: hands the buffer's first {@code size} bytes to the stream manager. */
-    private void send(ByteBuffer buffer, int size) throws IOException {
+    /**
+     * Under the write lock: hands the buffer's first {@code size} bytes to the stream manager,
+     * waiting while its queue is full, or with {@code noWait} only if it has room now; true
+     * when sent.
+     */
+    private boolean send(ByteBuffer buffer, int size, boolean noWait) throws IOException {
         int status;
         try {
-            status = send0(handle, buffer, size);
+            status = noWait ? trySend0(handle, buffer, size) : send0(handle, buffer, size);
         } catch (RuntimeException e) {
             throw new IOException("the JNI bridge failed to send a frame: " + e.getMessage(), e);
         }
@@ -188,6 +179,7 @@ public final class JniFrameChannel extends FrameChannel {
         if (buffer.capacity() > KEEP_BUFFER_BYTES && size < buffer.capacity() / 4) {
             writeBuffer = ByteBuffer.allocateDirect(FIRST_BUFFER_BYTES);
         }
+        return !noWait || status > 0;
     }
 
     @Override
@@ -210,6 +202,7 @@ public final class JniFrameChannel extends FrameChannel {
 
     private static native long open0(String instanceId, int restarts);
 
+    /** 0: queued (after waiting for room); -1: the port is closed. */
     private static native int send0(long handle, ByteBuffer buffer, int length);
 
     /** 1: queued; 0: the queue is full, nothing queued; -1: the port is closed. */
