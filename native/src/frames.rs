@@ -160,24 +160,25 @@ pub enum TrySent {
     Closed,
 }
 
-/// Whether the port's queue toward the stream manager has room for a frame
-/// now (a hint: another sender may take it first).
-pub fn has_room(handle: jlong) -> Result<bool, BridgeError> {
-    Ok(port(handle)?.to_sm.capacity() > 0)
-}
-
 /// Queues one frame toward the stream manager if its queue has room now,
-/// never waiting.
-pub fn try_send(handle: jlong, frame: Bytes) -> Result<TrySent, BridgeError> {
+/// never waiting. `frame` makes the frame's bytes, and is called only once a
+/// place in the queue is held for them (no copy of a frame that would not be
+/// queued).
+pub fn try_send(
+    handle: jlong,
+    frame: impl FnOnce() -> Result<Bytes, BridgeError>,
+) -> Result<TrySent, BridgeError> {
     let port = port(handle)?;
     if port.closed.is_cancelled() {
         return Ok(TrySent::Closed);
     }
-    Ok(match port.to_sm.try_send(frame) {
-        Ok(()) => TrySent::Sent,
-        Err(mpsc::error::TrySendError::Full(_)) => TrySent::Full,
-        Err(mpsc::error::TrySendError::Closed(_)) => TrySent::Closed,
-    })
+    let permit = match port.to_sm.try_reserve() {
+        Ok(permit) => permit,
+        Err(mpsc::error::TrySendError::Full(())) => return Ok(TrySent::Full),
+        Err(mpsc::error::TrySendError::Closed(())) => return Ok(TrySent::Closed),
+    };
+    permit.send(frame()?);
+    Ok(TrySent::Sent)
 }
 
 /// The next frame from the stream manager, copied by `fill` when it takes
@@ -326,12 +327,7 @@ extern "system" fn try_send0<'local>(
     unowned
         .with_env(|env| -> Result<jint, BridgeError> {
             let length = frame_length(length)?;
-            // No copy for a frame that would not be queued.
-            if !has_room(handle)? {
-                return Ok(0);
-            }
-            let frame = copy_out(env, &buffer, length)?;
-            Ok(match try_send(handle, frame)? {
+            Ok(match try_send(handle, || copy_out(env, &buffer, length))? {
                 TrySent::Sent => 1,
                 TrySent::Full => 0,
                 TrySent::Closed => -1,

@@ -841,6 +841,9 @@ final class InstanceExecutor {
         return values;
     }
 
+    /** The sample start times of the tuples executed, from their execute's start reading. */
+    private final WallMillis wallMillis = new WallMillis();
+
     // The executor thread's last lookups on the inbound path: consecutive tuples mostly go to
     // the same task, from the same source task, on the same stream.
     private Task lastTask;
@@ -985,7 +988,7 @@ final class InstanceExecutor {
             LOG.info("Processing received message FOR {} TUPLE: {}", t.id, tuple);
         }
         long start = System.nanoTime();
-        long startMs = System.currentTimeMillis();
+        long startMs = wallMillis.at(start);
         // Every tuple is "sampled" (exact statistics): the start times Storm sets on sampled tuples.
         tuple.setProcessSampleStartTime(startMs);
         tuple.setExecuteSampleStartTime(startMs);

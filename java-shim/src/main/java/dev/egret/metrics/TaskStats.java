@@ -75,14 +75,42 @@ public final class TaskStats {
         return c;
     }
 
+    /** An input's component and stream and their key, immutable: what {@link #lastInput} remembers. */
+    private static final class InputKey {
+        final String component;
+        final String stream;
+        final String key;
+
+        InputKey(String component, String stream, String key) {
+            this.component = component;
+            this.stream = stream;
+            this.key = key;
+        }
+    }
+
+    /**
+     * The input looked up last: a bolt's tuples mostly come from one input, whose component
+     * and stream are the same string objects tuple after tuple, so most lookups end here
+     * without a map lookup. Racy on purpose, as {@link #last}.
+     */
+    private InputKey lastInput;
+
     /** Storm's key for a bolt's input: {@code "<component>:<stream>"} (cached, no allocation per tuple). */
     public String inputKey(String component, String stream) {
+        InputKey last = lastInput;
+        if (last != null && last.component == component && last.stream == stream) {
+            return last.key;
+        }
         ConcurrentHashMap<String, String> byStream = inputKeys.get(component);
         if (byStream == null) {
             byStream = inputKeys.computeIfAbsent(component, k -> new ConcurrentHashMap<>());
         }
         String key = byStream.get(stream);
-        return key != null ? key : byStream.computeIfAbsent(stream, s -> component + ":" + s);
+        if (key == null) {
+            key = byStream.computeIfAbsent(stream, s -> component + ":" + s);
+        }
+        lastInput = new InputKey(component, stream, key);
+        return key;
     }
 
     /** One emit on {@code stream} that went to {@code targets} tasks. */

@@ -1,6 +1,7 @@
 package dev.egret.metrics;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -24,6 +25,22 @@ class TaskStatsTest {
         assertEquals(Map.of("default", 2000L, "other", 1000L), d.counts(TaskStats.Kind.TRANSFERRED));
         assertEquals(Map.of("default", 1000L), d.counts(TaskStats.Kind.ACKED));
         assertEquals(1.0, d.meanMillis(TaskStats.Kind.ACKED).get("default"), 1e-9);
+    }
+
+    @Test
+    void inputKeysOfAlternatingAndEqualButDistinctInputsAreRightAndShared() {
+        TaskStats stats = new TaskStats();
+        String spout = "spout";
+        String stream = "default";
+        String first = stats.inputKey(spout, stream);
+        assertEquals("spout:default", first);
+        for (int i = 0; i < 100; i++) {
+            assertSame(first, stats.inputKey(spout, stream));
+            assertEquals("spout:other", stats.inputKey(spout, i % 2 == 0 ? "other" : new String("other")));
+            assertEquals("bolt:default", stats.inputKey(new String("bolt"), stream));
+            // Equal strings that are other objects find the same key.
+            assertSame(first, stats.inputKey(new String("spout"), new String("default")));
+        }
     }
 
     @Test
