@@ -201,6 +201,7 @@ pub async fn run_container(
         cwd: Some(dir.path().to_owned()),
         final_exit_code: None,
         cgroup_procs: Vec::new(),
+        batch_scheduling: false,
     });
     tracing::info!(topology = %topology.id, container = index, "Container started (restarted here when it dies).");
     let why = tokio::select! {

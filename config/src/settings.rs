@@ -16,7 +16,7 @@
 //!   error, never silent defaults.
 
 use egret_proto::frame::HELLO_MAX_BYTES;
-use egret_proto::v1::{Bridge, Component, Isolation, Topology, TopologySettings};
+use egret_proto::v1::{Bridge, Component, Isolation, SchedPolicy, Topology, TopologySettings};
 use serde_json::Value;
 
 use crate::ConfigMap;
@@ -40,6 +40,8 @@ pub const JVM_OVERHEAD_MB: &str = "egret.isolation.jvm.overhead.mb";
 /// How a container's executors reach its stream manager: `socket` (one JVM
 /// per executor, the default) or `jni` (one JVM in the stream manager's process).
 pub const BRIDGE: &str = "egret.instance.bridge";
+/// The scheduling policy of the data path's processes (stream manager, instance JVMs).
+pub const SCHED_POLICY: &str = "egret.sched.policy";
 /// Where stateful tasks' checkpoints are stored (default: `checkpoints/` of
 /// the topology's directory).
 pub const CHECKPOINT_DIR: &str = "egret.checkpoint.dir";
@@ -271,6 +273,15 @@ pub fn resolve(config: &ConfigMap) -> Result<TopologySettings, SettingsError> {
     let checkpoint_full_every =
         positive_u32(config, CHECKPOINT_FULL_EVERY)?.unwrap_or(DEFAULT_CHECKPOINT_FULL_EVERY);
     let always_try_serialize = boolean(config, ALWAYS_TRY_SERIALIZE)?.unwrap_or(false);
+    let sched_policy = match config.get(SCHED_POLICY) {
+        None | Some(Value::Null) => SchedPolicy::Other,
+        Some(Value::String(s)) => match s.trim() {
+            "batch" => SchedPolicy::Batch,
+            "other" => SchedPolicy::Other,
+            _ => return Err(bad(SCHED_POLICY, "one of batch, other", config)),
+        },
+        Some(_) => return Err(bad(SCHED_POLICY, "one of batch, other", config)),
+    };
     Ok(TopologySettings {
         frame_max_bytes: u32::try_from(frame_max_bytes).unwrap_or(DEFAULT_FRAME_MAX_BYTES),
         batch_size,
@@ -290,6 +301,7 @@ pub fn resolve(config: &ConfigMap) -> Result<TopologySettings, SettingsError> {
         alignment_buffer_bytes,
         checkpoint_full_every,
         always_try_serialize,
+        sched_policy: sched_policy as i32,
     })
 }
 
@@ -483,7 +495,7 @@ pub fn describe(s: &TopologySettings) -> String {
          {INSTANCE_OUTBOUND_BYTES}={} {HIGH_WATERMARK}={} {LOW_WATERMARK}={} acking={} \
          {MESSAGE_TIMEOUT_SECS}={} {ENABLE_MESSAGE_TIMEOUTS}={} {ISOLATION}={} {JVM_OVERHEAD_MB}={} \
          {BRIDGE}={} {ALWAYS_TRY_SERIALIZE}={} {RELIABILITY_MODE}={} {CHECKPOINT_ALIGNMENT_BYTES}={} \
-         {CHECKPOINT_FULL_EVERY}={}",
+         {CHECKPOINT_FULL_EVERY}={} {SCHED_POLICY}={}",
         s.frame_max_bytes,
         s.batch_size,
         s.batch_flush_ms,
@@ -502,7 +514,16 @@ pub fn describe(s: &TopologySettings) -> String {
         mode_of(s).name(),
         s.alignment_buffer_bytes,
         s.checkpoint_full_every.max(1),
+        sched_policy_name(s.sched_policy()),
     )
+}
+
+/// The config value naming `policy` (unspecified, from an older submission, is other).
+pub fn sched_policy_name(policy: SchedPolicy) -> &'static str {
+    match policy {
+        SchedPolicy::Other | SchedPolicy::Unspecified => "other",
+        SchedPolicy::Batch => "batch",
+    }
 }
 
 /// The config value naming `bridge` (unspecified, from an older submission, is the socket).
@@ -680,6 +701,33 @@ mod tests {
     }
 
     #[test]
+    fn the_sched_policy_is_batch_or_other_and_anything_else_is_refused_naming_the_key() {
+        let with = |value: Value| {
+            let mut c = ConfigMap::new();
+            c.insert(SCHED_POLICY.into(), value);
+            resolve(&c).map(|s| s.sched_policy())
+        };
+        assert_eq!(
+            resolve(&ConfigMap::new()).unwrap().sched_policy(),
+            SchedPolicy::Other
+        );
+        assert_eq!(with(json!(" batch ")).unwrap(), SchedPolicy::Batch);
+        assert_eq!(with(json!("other")).unwrap(), SchedPolicy::Other);
+        assert_eq!(with(Value::Null).unwrap(), SchedPolicy::Other);
+        for bad_value in [json!("fifo"), json!(1), json!(true), json!(["batch"])] {
+            let err = with(bad_value.clone()).unwrap_err().to_string();
+            assert!(
+                err.contains(SCHED_POLICY) && err.contains("batch, other"),
+                "{bad_value}: {err}"
+            );
+        }
+        let line = describe(&resolve(&config(&[(SCHED_POLICY, json!("batch"))])).unwrap());
+        assert!(line.ends_with("egret.sched.policy=batch"), "{line}");
+        // A topology submitted before the key existed keeps the default policy.
+        assert_eq!(sched_policy_name(SchedPolicy::Unspecified), "other");
+    }
+
+    #[test]
     fn the_bridge_is_socket_or_jni_and_anything_else_is_refused_naming_the_key() {
         let with = |value: Value| {
             let mut c = ConfigMap::new();
@@ -702,7 +750,8 @@ mod tests {
             line.ends_with(
                 "egret.instance.bridge=jni topology.testing.always.try.serialize=false \
                  topology.reliability.mode=ATLEAST_ONCE \
-                 egret.checkpoint.alignment.bytes=16777216 egret.checkpoint.full.every=1"
+                 egret.checkpoint.alignment.bytes=16777216 egret.checkpoint.full.every=1 \
+                 egret.sched.policy=other"
             ),
             "{line}"
         );
@@ -757,7 +806,7 @@ mod tests {
             assert!(err.contains(CHECKPOINT_FULL_EVERY), "{bad_value}: {err}");
         }
         let line = describe(&resolve(&config(&[(CHECKPOINT_FULL_EVERY, json!(10))])).unwrap());
-        assert!(line.ends_with("egret.checkpoint.full.every=10"), "{line}");
+        assert!(line.contains(" egret.checkpoint.full.every=10 "), "{line}");
     }
 
     #[test]
@@ -784,6 +833,7 @@ mod tests {
                 alignment_buffer_bytes: DEFAULT_CHECKPOINT_ALIGNMENT_BYTES,
                 checkpoint_full_every: 1,
                 always_try_serialize: false,
+                sched_policy: SchedPolicy::Other as i32,
             }
         );
         let nulls: Vec<(&str, Value)> = [
@@ -849,6 +899,7 @@ mod tests {
             alignment_buffer_bytes: DEFAULT_CHECKPOINT_ALIGNMENT_BYTES,
             checkpoint_full_every: 1,
             always_try_serialize: true,
+            sched_policy: SchedPolicy::Other as i32,
         };
         assert_eq!(resolve(&n).unwrap(), expected);
         assert_eq!(resolve(&f).unwrap(), expected);

@@ -204,6 +204,7 @@ pub fn instance_spec(
     instance: &InstancePlan,
     token_hex: &str,
     frame_max_bytes: u32,
+    batch_scheduling: bool,
 ) -> ChildSpec {
     let mut args: Vec<std::ffi::OsString> = vec![initial_heap_option(instance.heap_mb).into()];
     args.push(code_dir::EXTRACTED_PROPERTY.into());
@@ -243,6 +244,7 @@ pub fn instance_spec(
         log_file: dir.log_file(&instance.instance_id),
         final_exit_code: None,
         cgroup_procs: Vec::new(),
+        batch_scheduling,
     }
 }
 
@@ -252,6 +254,7 @@ pub fn stream_manager_spec(
     dir: &TopologyDir,
     index: i32,
     extra_args: &[OsString],
+    batch_scheduling: bool,
 ) -> ChildSpec {
     let name = format!("stmgr-{index}");
     let mut args: Vec<OsString> = vec![
@@ -273,6 +276,7 @@ pub fn stream_manager_spec(
         // it is not restarted (the topology is ending).
         final_exit_code: Some(i32::from(egret_proto::EXIT_TOPOLOGY_KILLED)),
         cgroup_procs: Vec::new(),
+        batch_scheduling,
     }
 }
 
@@ -317,6 +321,9 @@ pub async fn run_until(
     let resolved = egret_config::settings::settings_of(&topology)
         .map_err(|e| ContainerError::Config(e.to_string()))?;
     let frame_max_bytes = resolved.frame_max_bytes;
+    // The data path's processes (the stream manager, with the JNI bridge's
+    // executors in it, and the instance JVMs): egret.sched.policy.
+    let batch_scheduling = resolved.sched_policy() == egret_proto::v1::SchedPolicy::Batch;
     // With the JNI bridge the executors are threads of the stream manager's
     // process (`jni`): no instance JVM to start, none to isolate.
     let embedded = resolved.bridge() == egret_proto::v1::Bridge::Jni;
@@ -354,6 +361,7 @@ pub async fn run_until(
         &dir,
         options.index,
         &options.stream_manager_args,
+        batch_scheduling,
     ));
     for instance in &container.instances {
         if embedded {
@@ -366,6 +374,7 @@ pub async fn run_until(
             instance,
             &token,
             frame_max_bytes,
+            batch_scheduling,
         );
         if let Some(isolated) = &isolation {
             spec.cgroup_procs = isolated.place(instance)?;
@@ -444,7 +453,7 @@ mod tests {
             heap_mb: 256,
             cpu_percent: 0.0,
         };
-        let spec = instance_spec(&settings, &dir, 2, &instance, "abcd", 1_048_576);
+        let spec = instance_spec(&settings, &dir, 2, &instance, "abcd", 1_048_576, true);
         assert_eq!(
             spec.display_command(),
             "/opt/jdk/bin/java -Xms32m -Degret.code.dir.extracted=true -XX:+ExitOnOutOfMemoryError -XX:+UseSerialGC -Xss512k -Xmx256m -Degret.topology.classpath=/s/topologies/wc/topology.jar -cp /opt/egret/egret-shim.jar dev.egret.instance.InstanceMain"
@@ -470,13 +479,15 @@ mod tests {
             PathBuf::from("/s/topologies/wc/logs/count-1.log")
         );
         assert_eq!(spec.name, "count-1");
+        assert!(spec.batch_scheduling);
 
         // The shim's class archive is for the embedded JVM only.
         let archived = JvmSettings {
             class_archive: vec!["-XX:SharedArchiveFile=/opt/egret/egret-shim.jsa".into()],
             ..settings.clone()
         };
-        let spec = instance_spec(&archived, &dir, 2, &instance, "abcd", 1_048_576);
+        let spec = instance_spec(&archived, &dir, 2, &instance, "abcd", 1_048_576, false);
+        assert!(!spec.batch_scheduling);
         assert!(
             !spec.display_command().contains("SharedArchiveFile"),
             "{}",
@@ -487,7 +498,7 @@ mod tests {
             classpath_extra: vec!["/b/hook.jar".into(), "/b/more.jar".into()],
             ..settings
         };
-        let spec = instance_spec(&with_extra, &dir, 2, &instance, "abcd", 1_048_576);
+        let spec = instance_spec(&with_extra, &dir, 2, &instance, "abcd", 1_048_576, false);
         assert!(
             spec.display_command().ends_with(
                 "-Degret.topology.classpath=/s/topologies/wc/topology.jar:/b/hook.jar:/b/more.jar -cp /opt/egret/egret-shim.jar dev.egret.instance.InstanceMain"
@@ -500,7 +511,7 @@ mod tests {
     #[test]
     fn stream_manager_command() {
         let dir = TopologyDir::new("/s/topologies/wc");
-        let spec = stream_manager_spec(Path::new("/bin/egret"), &dir, 3, &[]);
+        let spec = stream_manager_spec(Path::new("/bin/egret"), &dir, 3, &[], true);
         assert_eq!(
             spec.display_command(),
             "/bin/egret stmgr --topology-dir /s/topologies/wc --index 3"
@@ -508,6 +519,10 @@ mod tests {
         assert_eq!(
             spec.log_file,
             PathBuf::from("/s/topologies/wc/logs/stmgr-3.log")
+        );
+        assert!(spec.batch_scheduling);
+        assert!(
+            !stream_manager_spec(Path::new("/bin/egret"), &dir, 3, &[], false).batch_scheduling
         );
     }
 

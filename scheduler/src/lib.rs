@@ -147,6 +147,7 @@ pub fn container_spec(executable: &Path, dir: &TopologyDir, index: i32) -> Child
         // The master exits with it once its topology was killed.
         final_exit_code: (index == 0).then_some(i32::from(EXIT_TOPOLOGY_KILLED)),
         cgroup_procs: Vec::new(),
+        batch_scheduling: false,
     }
 }
 

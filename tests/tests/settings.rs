@@ -2,7 +2,8 @@
 //! once at submission and the topology master, every stream manager and every
 //! instance JVM end up with the same values, whether the config file gives them
 //! as numbers or as YAML strings. Bad values and names are refused at
-//! submission, naming the key or the rule.
+//! submission, naming the key or the rule. `egret.sched.policy` is obeyed by
+//! the container: its stream managers and instance JVMs run under it.
 
 #![allow(
     clippy::expect_used,
@@ -15,7 +16,7 @@ use std::time::Duration;
 use egret_e2e::{Cluster, wait_until};
 
 /// Non-default values of every resolved setting (key, value).
-const VALUES: [(&str, &str); 11] = [
+const VALUES: [(&str, &str); 12] = [
     ("egret.frame.max.bytes", "8000000"),
     ("egret.batch.size", "64"),
     ("egret.batch.flush.ms", "7"),
@@ -27,6 +28,7 @@ const VALUES: [(&str, &str); 11] = [
     ("topology.acker.executors", "0"),
     ("topology.message.timeout.secs", "17"),
     ("topology.enable.message.timeouts", "false"),
+    ("egret.sched.policy", "batch"),
 ];
 
 /// The line each process logs once at startup.
@@ -133,9 +135,44 @@ fn submit_and_check(cluster: &Cluster, config: &Path) {
             lines[0]
         );
     }
+    // egret.sched.policy: batch reaches the data path's processes (the stream
+    // managers and the instance JVMs), and only them.
+    let processes = egret_e2e::processes_of(cluster.home());
+    let mut batch = 0;
+    for (pid, what) in &processes {
+        let Some(policy) = scheduling_policy(*pid) else {
+            continue; // gone meanwhile
+        };
+        let data_path = what.starts_with("[stmgr]") || what.starts_with("[instance ");
+        let control = ["[tmaster]", "[container]", "[scheduler]"]
+            .iter()
+            .any(|role| what.starts_with(role));
+        if data_path {
+            assert_eq!(policy, SCHED_BATCH, "{pid} {what}");
+            batch += 1;
+        } else if control {
+            assert_eq!(policy, SCHED_OTHER, "{pid} {what}");
+        }
+    }
+    assert!(
+        batch >= executors + 2,
+        "2 stream managers and {executors} instance JVMs under SCHED_BATCH, saw {batch}: {processes:?}"
+    );
     let pb = cluster.topology_dir(&name).join("topology.pb");
     assert!(pb.is_file());
     cluster.kill_and_check_clean(&name).expect("clean kill");
+}
+
+const SCHED_OTHER: u32 = 0;
+const SCHED_BATCH: u32 = 3;
+
+/// The scheduling policy of process `pid` (field 41 of `/proc/PID/stat`), or
+/// `None` when it is gone.
+fn scheduling_policy(pid: i32) -> Option<u32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // Fields from the third on follow the command name's closing parenthesis.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    rest.split(' ').nth(41 - 3)?.parse().ok()
 }
 
 #[test]
