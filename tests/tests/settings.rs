@@ -123,6 +123,7 @@ fn submit_and_check(cluster: &Cluster, config: &Path) {
         || cluster.describe_logs(10),
     )
     .unwrap_or_else(|e| panic!("{e}"));
+    let mut resolved: Vec<(&str, String)> = Vec::new();
     for (file, text) in &logs {
         let lines: Vec<&str> = text
             .lines()
@@ -134,7 +135,26 @@ fn submit_and_check(cluster: &Cluster, config: &Path) {
             "{file} logged\n  {}\nexpected\n  {EXPECTED}",
             lines[0]
         );
+        // The settings themselves, without what the log line adds after them (a
+        // stream manager's `container=N` field).
+        let settings = lines[0]
+            .split_once("Resolved settings: ")
+            .map(|(_, rest)| rest.split(" container=").next().unwrap_or(rest).trim())
+            .unwrap_or_default();
+        resolved.push((file.as_str(), settings.to_owned()));
     }
+    // Every process, Rust or Java, logs every key with the same value.
+    let (first_file, first) = &resolved[0];
+    for (file, settings) in &resolved {
+        assert_eq!(
+            settings, first,
+            "{file} and {first_file} logged different settings"
+        );
+    }
+    assert!(
+        first.ends_with("egret.sched.policy=batch"),
+        "{first_file}: {first}"
+    );
     // egret.sched.policy: batch reaches the data path's processes (the stream
     // managers and the instance JVMs), and only them.
     let processes = egret_e2e::processes_of(cluster.home());

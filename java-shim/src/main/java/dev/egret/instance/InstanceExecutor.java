@@ -2,7 +2,10 @@ package dev.egret.instance;
 
 import dev.egret.metrics.TaskMetrics;
 import dev.egret.metrics.TaskStats;
+import dev.egret.proto.Bridge;
 import dev.egret.proto.InstanceAssignment;
+import dev.egret.proto.Isolation;
+import dev.egret.proto.SchedPolicy;
 import dev.egret.proto.StreamManagerToInstance;
 import dev.egret.proto.TopologySettings;
 import dev.egret.proto.TopologyState;
@@ -1157,11 +1160,27 @@ final class InstanceExecutor {
                 + " acking=" + acking
                 + " topology.message.timeout.secs=" + messageTimeoutSecs
                 + " topology.enable.message.timeouts=" + timeoutsEnabled
+                + " egret.isolation=" + isolationName(settings.getIsolation())
+                + " egret.isolation.jvm.overhead.mb=" + Integer.toUnsignedString(settings.getJvmOverheadMb())
+                + " egret.instance.bridge=" + (settings.getBridge() == Bridge.BRIDGE_JNI ? "jni" : "socket")
                 + " topology.testing.always.try.serialize=" + settings.getAlwaysTrySerialize()
                 + " topology.reliability.mode="
                 + (effectivelyOnce ? "EFFECTIVELY_ONCE" : acking ? "ATLEAST_ONCE" : "ATMOST_ONCE")
                 + " egret.checkpoint.alignment.bytes=" + Long.toUnsignedString(alignmentBytes)
-                + " egret.checkpoint.full.every=" + Math.max(1, settings.getCheckpointFullEvery());
+                + " egret.checkpoint.full.every=" + Math.max(1, settings.getCheckpointFullEvery())
+                + " egret.sched.policy=" + (settings.getSchedPolicy() == SchedPolicy.SCHED_POLICY_BATCH ? "batch" : "other");
+    }
+
+    /** The config value naming {@code isolation}, as Rust names it (unspecified is auto). */
+    private static String isolationName(Isolation isolation) {
+        switch (isolation) {
+            case ISOLATION_CGROUPS:
+                return "cgroups";
+            case ISOLATION_NONE:
+                return "none";
+            default:
+                return "auto";
+        }
     }
 
     static boolean isTrue(Object v) {

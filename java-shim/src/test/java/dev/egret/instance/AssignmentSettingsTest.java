@@ -5,8 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.egret.proto.Bridge;
 import dev.egret.proto.InstanceAssignment;
 import dev.egret.proto.InstancePlan;
+import dev.egret.proto.Isolation;
+import dev.egret.proto.SchedPolicy;
 import dev.egret.proto.Topology;
 import dev.egret.proto.TopologySettings;
 import dev.egret.proto.TopologyState;
@@ -28,7 +31,9 @@ class AssignmentSettingsTest {
             .setInstanceInboundBytes(300_001).setInstanceOutboundBytes(400_003)
             .setHighWatermarkBytes(700_000).setLowWatermarkBytes(100_000)
             .setAcking(false).setMessageTimeoutSecs(11).setMessageTimeouts(false)
-            .setAlignmentBufferBytes(4096).setCheckpointFullEvery(8).setAlwaysTrySerialize(true).build();
+            .setAlignmentBufferBytes(4096).setCheckpointFullEvery(8).setAlwaysTrySerialize(true)
+            .setIsolation(Isolation.ISOLATION_NONE).setJvmOverheadMb(300).setBridge(Bridge.BRIDGE_JNI)
+            .setSchedPolicy(SchedPolicy.SCHED_POLICY_BATCH).build();
 
     private static Topology topology(boolean withSettings) {
         Topology.Builder t = Topology.newBuilder().setName("t").setId("t-1-1").setConfigJson(CONFIG)
@@ -65,8 +70,9 @@ class AssignmentSettingsTest {
                     + " egret.backpressure.high.watermark.bytes=700000"
                     + " egret.backpressure.low.watermark.bytes=100000 acking=false"
                     + " topology.message.timeout.secs=11 topology.enable.message.timeouts=false"
+                    + " egret.isolation=none egret.isolation.jvm.overhead.mb=300 egret.instance.bridge=jni"
                     + " topology.testing.always.try.serialize=true topology.reliability.mode=ATMOST_ONCE egret.checkpoint.alignment.bytes=4096"
-                    + " egret.checkpoint.full.every=8",
+                    + " egret.checkpoint.full.every=8 egret.sched.policy=batch",
                     executor.describeSettings(123_456));
         } finally {
             executor.sink().close();
