@@ -10,10 +10,21 @@
 //!
 //! A process has at most one JVM, and it cannot be recreated once destroyed
 //! (`JavaVM::singleton`): [`start`] called again returns the running one.
+//!
+//! The JVM ending the process: an exit of the JVM (`System.exit`,
+//! `Runtime.halt`, in user code or not) ends the stream manager's process
+//! with that code, through HotSpot's `exit` hook ([`process_exit_code`]),
+//! except code 3, which is the stream manager's own for "my topology was
+//! killed, do not restart me" (`EXIT_TOPOLOGY_KILLED`): a user's
+//! `System.exit(3)` ends it with [`EXIT_JVM_EXITED_WITH_KILLED_CODE`]
+//! instead, and its container restarts it, as Storm's supervisor restarts a
+//! worker whose user code exited.
 
+use std::ffi::{CString, c_void};
 use std::path::{Path, PathBuf};
 
-use jni::{InitArgsBuilder, JNIVersion, JavaVM};
+use jni::JavaVM;
+use jni::sys::{self, JNI_FALSE, JNI_OK, JNI_VERSION_1_8, JavaVMInitArgs, JavaVMOption, jint};
 
 use crate::errors::BridgeError;
 
@@ -110,24 +121,112 @@ pub fn libjvm_of(java: &Path) -> Result<PathBuf, BridgeError> {
     }
 }
 
+/// The process's exit code when its JVM exits with `EXIT_TOPOLOGY_KILLED` (see
+/// the module's doc): 1, a failure its supervisor restarts.
+pub const EXIT_JVM_EXITED_WITH_KILLED_CODE: i32 = 1;
+
+/// The code the process ends with when its JVM exits with `jvm_code`.
+pub fn process_exit_code(jvm_code: i32) -> i32 {
+    if jvm_code == i32::from(egret_proto::EXIT_TOPOLOGY_KILLED) {
+        EXIT_JVM_EXITED_WITH_KILLED_CODE
+    } else {
+        jvm_code
+    }
+}
+
+/// HotSpot's `exit` hook: called with the exit code, on the JVM's own
+/// thread, when the JVM exits; it must end the process.
+extern "system" fn on_jvm_exit(code: jint) {
+    let exit = process_exit_code(code);
+    if exit == code {
+        tracing::warn!(
+            code,
+            "The embedded JVM exited (System.exit or Runtime.halt); the stream manager ends with its code."
+        );
+    } else {
+        tracing::error!(
+            code,
+            exit,
+            "The embedded JVM exited with code 3 (System.exit or Runtime.halt), the stream manager's own code for a killed topology; it ends with code {exit} instead, so that its container restarts it."
+        );
+    }
+    std::process::exit(exit)
+}
+
+/// `JNI_CreateJavaVM`'s type.
+type CreateJavaVm =
+    unsafe extern "system" fn(*mut *mut sys::JavaVM, *mut *mut c_void, *mut c_void) -> jint;
+
 /// Starts the process's JVM (or returns the one already started).
 pub fn start(config: &JvmConfig) -> Result<JavaVM, BridgeError> {
+    if let Ok(vm) = JavaVM::singleton() {
+        return Ok(vm);
+    }
     let options = config.all_options()?;
     let libjvm = libjvm_of(&config.java)?;
-    let mut args = InitArgsBuilder::new().version(JNIVersion::V1_8);
-    for option in &options {
-        args = args.option(option.as_str());
-    }
-    let args = args
-        .build()
-        .map_err(|e| BridgeError::Start(format!("bad JVM options {options:?}: {e}")))?;
-    tracing::info!(libjvm = %libjvm.display(), options = ?options, "Starting the embedded JVM.");
-    JavaVM::with_libjvm(args, || Ok(libjvm.clone())).map_err(|e| {
+    let bad = |e: String| {
         BridgeError::Start(format!(
             "{e} (libjvm {}, options {options:?})",
             libjvm.display()
         ))
-    })
+    };
+    let strings = options
+        .iter()
+        .map(|o| CString::new(o.as_str()))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| bad(format!("a JVM option holds a NUL byte: {e}")))?;
+    let mut raw: Vec<JavaVMOption> = strings
+        .iter()
+        .map(|o| JavaVMOption {
+            optionString: o.as_ptr().cast_mut(),
+            extraInfo: std::ptr::null_mut(),
+        })
+        .collect();
+    raw.push(JavaVMOption {
+        optionString: c"exit".as_ptr().cast_mut(),
+        extraInfo: on_jvm_exit as *mut c_void,
+    });
+    let mut args = JavaVMInitArgs {
+        version: JNI_VERSION_1_8,
+        nOptions: jint::try_from(raw.len()).map_err(|_| bad("too many JVM options".to_owned()))?,
+        options: raw.as_mut_ptr(),
+        ignoreUnrecognized: JNI_FALSE,
+    };
+    tracing::info!(libjvm = %libjvm.display(), options = ?options, "Starting the embedded JVM.");
+    create(&libjvm, &mut args).map_err(bad)
+}
+
+/// Loads libjvm, creates the JVM with `args` and leaves the calling thread
+/// detached (the `jni` crate attaches threads itself, and detaches those it
+/// attached when they end).
+#[allow(unsafe_code)]
+fn create(libjvm: &Path, args: &mut JavaVMInitArgs) -> Result<JavaVM, String> {
+    // SAFETY: loading libjvm runs its initialisers, which only set up the
+    // library; it stays loaded for the life of the process (forgotten below),
+    // as the JVM's threads run its code.
+    let library = unsafe { libloading::Library::new(libjvm) }
+        .map_err(|e| format!("cannot load libjvm: {e}"))?;
+    // SAFETY: JNI_CreateJavaVM has this signature in every JDK (jni.h).
+    let create_vm: CreateJavaVm = *unsafe { library.get::<CreateJavaVm>(b"JNI_CreateJavaVM\0") }
+        .map_err(|e| format!("libjvm has no JNI_CreateJavaVM: {e}"))?;
+    std::mem::forget(library);
+    let mut vm: *mut sys::JavaVM = std::ptr::null_mut();
+    let mut env: *mut c_void = std::ptr::null_mut();
+    // SAFETY: `args` and the options and strings it points to outlive the
+    // call, which copies what it keeps; the hook is a function of the whole
+    // process's life.
+    let code = unsafe { create_vm(&mut vm, &mut env, std::ptr::from_mut(args).cast()) };
+    if code != JNI_OK || vm.is_null() {
+        return Err(format!("JNI_CreateJavaVM failed with code {code}"));
+    }
+    // SAFETY: `vm` is the JVM just created (non-null, JNI 1.8), whose
+    // invocation interface has DetachCurrentThread; this thread is attached
+    // (by the creation) and holds no JNI references.
+    unsafe {
+        let detach = (**vm).v1_1.DetachCurrentThread;
+        detach(vm);
+        Ok(JavaVM::from_raw(vm))
+    }
 }
 
 #[cfg(test)]
@@ -154,6 +253,16 @@ mod tests {
                 "-XX:-CreateCoredumpOnCrash",
             ]
         );
+    }
+
+    #[test]
+    fn a_jvm_exit_with_the_killed_code_ends_the_process_with_a_restartable_one() {
+        let killed = i32::from(egret_proto::EXIT_TOPOLOGY_KILLED);
+        assert_eq!(process_exit_code(killed), EXIT_JVM_EXITED_WITH_KILLED_CODE);
+        assert_ne!(EXIT_JVM_EXITED_WITH_KILLED_CODE, killed);
+        for code in [0, 1, 2, 20, 134, -1] {
+            assert_eq!(process_exit_code(code), code, "other codes pass through");
+        }
     }
 
     #[test]

@@ -226,35 +226,30 @@ fn an_executor_whose_bolt_throws_is_restarted_inside_the_embedded_jvm() {
     cluster.kill_and_check_clean(&name).expect("clean kill");
 }
 
-/// An `OutOfMemoryError` ends the JVM that threw it, even one its user code
-/// catches (a runtime thread may have died of it): the bolt fills its heap
-/// once and catches the error, the JVM ends ("Terminating due to
-/// java.lang.OutOfMemoryError"; with the JNI bridge "Aborting due to", and
-/// the stream manager's process with it), its container restarts it, and
-/// the bolt records again. Without `-XX:+ExitOnOutOfMemoryError` (the
-/// embedded JVM's `-XX:+CrashOnOutOfMemoryError`) the bolt would go on in
-/// the same JVM and nothing would restart; with the embedded JVM exiting on
-/// one, its code 3 read as "topology killed" kept the container from
-/// restarting its stream manager.
-fn out_of_memory_ends_the_jvm_and_it_is_restarted(bridge: Bridge) {
-    let cluster = Cluster::with_bridge("out-of-memory", bridge).expect("cluster");
+/// `CrashOnceTopology` in `mode` (also the cluster's name) ends its bolt's JVM once; the test waits
+/// for the bolt's marker, for `log` in the cluster's logs (when given), for
+/// the container's restart, then for 10 more tuples recorded after it.
+fn ends_its_jvm_once_and_is_restarted(bridge: Bridge, mode: &str, log: Option<&str>) {
+    let cluster = Cluster::with_bridge(mode, bridge).expect("cluster");
     let name = cluster.topology_name();
     cluster
-        .submit_example_with("CrashOnceTopology", &name, &["out-of-memory"])
+        .submit_example_with("CrashOnceTopology", &name, &[mode])
         .expect("submit");
     let out = cluster.out_dir();
     let recorded =
         |out: &Path| -> usize { task_files(out, "crasher").values().map(Vec::len).sum() };
     wait_until(
-        "the bolt's heap filled",
+        &format!("the bolt's {mode}"),
         Duration::from_secs(45),
         || out.join("crashed").exists().then_some(()),
         || format!("{} recorded", recorded(&out)),
     )
     .unwrap_or_else(|e| fail(&cluster, &e));
-    cluster
-        .wait_for_log("due to java.lang.OutOfMemoryError", Duration::from_secs(30))
-        .unwrap_or_else(|e| fail(&cluster, &e));
+    if let Some(log) = log {
+        cluster
+            .wait_for_log(log, Duration::from_secs(30))
+            .unwrap_or_else(|e| fail(&cluster, &e));
+    }
     cluster
         .wait_for_log(
             "Child exited unexpectedly; restarting.",
@@ -270,6 +265,45 @@ fn out_of_memory_ends_the_jvm_and_it_is_restarted(bridge: Bridge) {
     )
     .unwrap_or_else(|e| fail(&cluster, &e));
     cluster.kill_and_check_clean(&name).expect("clean kill");
+}
+
+/// An `OutOfMemoryError` ends the JVM that threw it, even one its user code
+/// catches (a runtime thread may have died of it): the bolt fills its heap
+/// once and catches the error, the JVM ends ("Terminating due to
+/// java.lang.OutOfMemoryError"; with the JNI bridge "Aborting due to", and
+/// the stream manager's process with it), its container restarts it, and
+/// the bolt records again. Without `-XX:+ExitOnOutOfMemoryError` (the
+/// embedded JVM's `-XX:+CrashOnOutOfMemoryError`) the bolt would go on in
+/// the same JVM and nothing would restart; with the embedded JVM exiting on
+/// one, its code 3 read as "topology killed" kept the container from
+/// restarting its stream manager.
+fn out_of_memory_ends_the_jvm_and_it_is_restarted(bridge: Bridge) {
+    ends_its_jvm_once_and_is_restarted(
+        bridge,
+        "out-of-memory",
+        Some("due to java.lang.OutOfMemoryError"),
+    );
+}
+
+/// User code that calls `System.exit(3)` ends its JVM, which its container
+/// restarts, as Storm's supervisor restarts a worker whose user code exited.
+/// With the JNI bridge that JVM is the stream manager's process, whose own
+/// exit code 3 means "topology killed, do not restart me": the embedded
+/// JVM's exit hook ends it with code 1 instead, and says why. Without the
+/// hook the process ended with 3 and nothing restarted it.
+fn exit_3_in_user_code_ends_the_jvm_and_it_is_restarted(bridge: Bridge) {
+    let log = (bridge == Bridge::Jni).then_some("The embedded JVM exited with code 3");
+    ends_its_jvm_once_and_is_restarted(bridge, "exit-3", log);
+}
+
+#[test]
+fn exit_3_in_user_code_ends_the_instance_jvm_and_it_is_restarted() {
+    exit_3_in_user_code_ends_the_jvm_and_it_is_restarted(Bridge::Socket);
+}
+
+#[test]
+fn exit_3_in_user_code_ends_the_stream_manager_and_it_is_restarted() {
+    exit_3_in_user_code_ends_the_jvm_and_it_is_restarted(Bridge::Jni);
 }
 
 #[test]

@@ -32,7 +32,11 @@ import org.apache.storm.utils.Utils;
  * of them and goes on. After the restart it records again (from its 1st tuple on: the file
  * exists now).
  *
- * <p>Arguments: {@code <topology name> <output dir> [out-of-memory]}.
+ * <p>Or, with {@code exit-3}, a bolt that calls {@code System.exit(3)} once, as user code that
+ * gives up on its process does: its JVM ends (with the JNI bridge, its stream manager's process,
+ * whose own code 3 means "topology killed") and is restarted.
+ *
+ * <p>Arguments: {@code <topology name> <output dir> [out-of-memory | exit-3]}.
  */
 public final class CrashOnceTopology {
     private CrashOnceTopology() {}
@@ -62,13 +66,14 @@ public final class CrashOnceTopology {
     /** Records what it gets; throws (or fills its heap) once, at its 5th tuple. */
     public static final class CrashOnceBolt extends BaseBasicBolt {
         private final String outDir;
-        private final boolean outOfMemory;
+        private final String mode;
         private transient int task;
         private transient int seen;
 
-        public CrashOnceBolt(String outDir, boolean outOfMemory) {
+        /** {@code mode}: {@code crash}, {@code out-of-memory} or {@code exit-3}. */
+        public CrashOnceBolt(String outDir, String mode) {
             this.outDir = outDir;
-            this.outOfMemory = outOfMemory;
+            this.mode = mode;
         }
 
         @Override
@@ -86,7 +91,10 @@ public final class CrashOnceTopology {
                 } catch (java.io.IOException e) {
                     throw new IllegalStateException("cannot create " + marker, e);
                 }
-                if (!outOfMemory) {
+                if ("exit-3".equals(mode)) {
+                    System.exit(3);
+                }
+                if (!"out-of-memory".equals(mode)) {
                     throw new RuntimeException("injected crash of the crash-once bolt");
                 }
                 List<long[]> hog = new ArrayList<>();
@@ -109,8 +117,11 @@ public final class CrashOnceTopology {
         String[] nameDir = Recorder.nameAndDir(args, "CrashOnceTopology");
         TopologyBuilder builder = new TopologyBuilder();
         builder.setSpout("numbers", new NumberSpout(), 1);
-        boolean outOfMemory = args.length > 2 && "out-of-memory".equals(args[2]);
-        builder.setBolt("crasher", new CrashOnceBolt(nameDir[1], outOfMemory), 1).shuffleGrouping("numbers");
+        String mode = args.length > 2 ? args[2] : "crash";
+        if (!List.of("crash", "out-of-memory", "exit-3").contains(mode)) {
+            throw new IllegalArgumentException("unknown mode " + mode + ": out-of-memory or exit-3, or none");
+        }
+        builder.setBolt("crasher", new CrashOnceBolt(nameDir[1], mode), 1).shuffleGrouping("numbers");
         StormSubmitter.submitTopology(nameDir[0], new Config(), builder.createTopology());
     }
 }
