@@ -153,6 +153,19 @@ extern "system" fn on_jvm_exit(code: jint) {
     std::process::exit(exit)
 }
 
+/// What a JNI return code means (jni.h's names).
+fn jni_code_meaning(code: jint) -> &'static str {
+    match code {
+        sys::JNI_ERR => "JNI_ERR: unknown error",
+        sys::JNI_EDETACHED => "JNI_EDETACHED: thread detached from the VM",
+        sys::JNI_EVERSION => "JNI_EVERSION: JNI version error",
+        sys::JNI_ENOMEM => "JNI_ENOMEM: not enough memory",
+        sys::JNI_EEXIST => "JNI_EEXIST: a VM was created already in this process",
+        sys::JNI_EINVAL => "JNI_EINVAL: invalid arguments, an option the JVM does not accept",
+        _ => "not a JNI error code",
+    }
+}
+
 /// `JNI_CreateJavaVM`'s type.
 type CreateJavaVm =
     unsafe extern "system" fn(*mut *mut sys::JavaVM, *mut *mut c_void, *mut c_void) -> jint;
@@ -217,7 +230,10 @@ fn create(libjvm: &Path, args: &mut JavaVMInitArgs) -> Result<JavaVM, String> {
     // process's life.
     let code = unsafe { create_vm(&mut vm, &mut env, std::ptr::from_mut(args).cast()) };
     if code != JNI_OK || vm.is_null() {
-        return Err(format!("JNI_CreateJavaVM failed with code {code}"));
+        return Err(format!(
+            "JNI_CreateJavaVM failed with code {code} ({}; the JVM's own message, such as an unrecognized option, is in the stream manager's log)",
+            jni_code_meaning(code)
+        ));
     }
     // SAFETY: `vm` is the JVM just created (non-null, JNI 1.8), whose
     // invocation interface has DetachCurrentThread; this thread is attached
@@ -253,6 +269,13 @@ mod tests {
                 "-XX:-CreateCoredumpOnCrash",
             ]
         );
+    }
+
+    #[test]
+    fn a_failed_creation_names_the_jni_code() {
+        assert!(jni_code_meaning(-6).starts_with("JNI_EINVAL"));
+        assert!(jni_code_meaning(-1).starts_with("JNI_ERR"));
+        assert_eq!(jni_code_meaning(7), "not a JNI error code");
     }
 
     #[test]
