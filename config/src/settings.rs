@@ -211,15 +211,13 @@ pub fn resolve(config: &ConfigMap) -> Result<TopologySettings, SettingsError> {
     let batch_size = positive_u32(config, BATCH_SIZE)?.unwrap_or(DEFAULT_BATCH_SIZE);
     let batch_flush_ms = positive_u32(config, BATCH_FLUSH_MS)?.unwrap_or(DEFAULT_BATCH_FLUSH_MS);
     let batch_flush_idle = boolean(config, BATCH_FLUSH_IDLE)?.unwrap_or(true);
-    let bridge = match config.get(BRIDGE) {
-        None | Some(Value::Null) => Bridge::Socket,
-        Some(Value::String(s)) => match s.trim() {
-            "socket" => Bridge::Socket,
-            "jni" => Bridge::Jni,
-            _ => return Err(bad(BRIDGE, "one of socket, jni", config)),
-        },
-        Some(_) => return Err(bad(BRIDGE, "one of socket, jni", config)),
-    };
+    let bridge = one_of(
+        config,
+        BRIDGE,
+        "one of socket, jni",
+        &[("socket", Bridge::Socket), ("jni", Bridge::Jni)],
+    )?
+    .unwrap_or(Bridge::Socket);
     let (default_inbound, default_outbound, default_high) = match bridge {
         Bridge::Socket | Bridge::Unspecified => (
             DEFAULT_INSTANCE_INBOUND_BYTES,
@@ -257,31 +255,30 @@ pub fn resolve(config: &ConfigMap) -> Result<TopologySettings, SettingsError> {
     let message_timeout_secs =
         positive_u32(config, MESSAGE_TIMEOUT_SECS)?.unwrap_or(DEFAULT_MESSAGE_TIMEOUT_SECS);
     let message_timeouts = boolean(config, ENABLE_MESSAGE_TIMEOUTS)?.unwrap_or(true);
-    let isolation = match config.get(ISOLATION) {
-        None | Some(Value::Null) => Isolation::Auto,
-        Some(Value::String(s)) => match s.trim() {
-            "auto" => Isolation::Auto,
-            "cgroups" => Isolation::Cgroups,
-            "none" => Isolation::None,
-            _ => return Err(bad(ISOLATION, "one of auto, cgroups, none", config)),
-        },
-        Some(_) => return Err(bad(ISOLATION, "one of auto, cgroups, none", config)),
-    };
+    let isolation = one_of(
+        config,
+        ISOLATION,
+        "one of auto, cgroups, none",
+        &[
+            ("auto", Isolation::Auto),
+            ("cgroups", Isolation::Cgroups),
+            ("none", Isolation::None),
+        ],
+    )?
+    .unwrap_or(Isolation::Auto);
     let jvm_overhead_mb = positive_u32(config, JVM_OVERHEAD_MB)?.unwrap_or(DEFAULT_JVM_OVERHEAD_MB);
     let alignment_buffer_bytes = non_negative_u64(config, CHECKPOINT_ALIGNMENT_BYTES)?
         .unwrap_or(DEFAULT_CHECKPOINT_ALIGNMENT_BYTES);
     let checkpoint_full_every =
         positive_u32(config, CHECKPOINT_FULL_EVERY)?.unwrap_or(DEFAULT_CHECKPOINT_FULL_EVERY);
     let always_try_serialize = boolean(config, ALWAYS_TRY_SERIALIZE)?.unwrap_or(false);
-    let sched_policy = match config.get(SCHED_POLICY) {
-        None | Some(Value::Null) => SchedPolicy::Other,
-        Some(Value::String(s)) => match s.trim() {
-            "batch" => SchedPolicy::Batch,
-            "other" => SchedPolicy::Other,
-            _ => return Err(bad(SCHED_POLICY, "one of batch, other", config)),
-        },
-        Some(_) => return Err(bad(SCHED_POLICY, "one of batch, other", config)),
-    };
+    let sched_policy = one_of(
+        config,
+        SCHED_POLICY,
+        "one of batch, other",
+        &[("batch", SchedPolicy::Batch), ("other", SchedPolicy::Other)],
+    )?
+    .unwrap_or(SchedPolicy::Other);
     Ok(TopologySettings {
         frame_max_bytes: u32::try_from(frame_max_bytes).unwrap_or(DEFAULT_FRAME_MAX_BYTES),
         batch_size,
@@ -646,6 +643,25 @@ fn bytes_at_least(
                 .ok_or_else(|| bad(key, what, config))
         })
         .transpose()
+}
+
+/// One of `choices`' words (surrounding blanks ignored), or `None` when unset;
+/// anything else is refused as not `expected`.
+fn one_of<T: Copy>(
+    config: &ConfigMap,
+    key: &'static str,
+    expected: &'static str,
+    choices: &[(&str, T)],
+) -> Result<Option<T>, SettingsError> {
+    match config.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => choices
+            .iter()
+            .find(|(word, _)| *word == s.trim())
+            .map(|(_, value)| Some(*value))
+            .ok_or_else(|| bad(key, expected, config)),
+        Some(_) => Err(bad(key, expected, config)),
+    }
 }
 
 fn boolean(config: &ConfigMap, key: &'static str) -> Result<Option<bool>, SettingsError> {
