@@ -64,6 +64,13 @@ public class InMemoryKeyValueState<K, V> implements KeyValueState<K, V> {
     private int deltasSinceWhole;
     /** How the pending staged copy was stored (null: staged in an earlier run, or not durable). */
     private DurableBacking.Staged staged;
+    /**
+     * The working map is still the committed copy restored with a newer staged one: nothing
+     * was put, deleted, staged or rolled back since. A COMMIT of that staged copy then makes it
+     * the working map too, so that a bolt initialized after it (the checkpoint spout's recovery
+     * sends COMMIT before INITSTATE) reads the checkpoint it committed.
+     */
+    private boolean workingIsRestoredCommit;
 
     public InMemoryKeyValueState() {
         this(null);
@@ -80,6 +87,7 @@ public class InMemoryKeyValueState<K, V> implements KeyValueState<K, V> {
     }
 
     private void changed(K key) {
+        workingIsRestoredCommit = false;
         if (fullEvery > 1) {
             changed.add(key);
         }
@@ -102,6 +110,7 @@ public class InMemoryKeyValueState<K, V> implements KeyValueState<K, V> {
             }
             if (copies[1] != null) {
                 preparedState = new TxIdState<>(copies[1].txid, (Map<K, V>) copies[1].state);
+                workingIsRestoredCommit = true;
             }
             LOG.info("State {} restored from the checkpoint store: committed {}, prepared {}", durable.namespace(),
                     copies[0] == null ? "none" : copies[0].describe(),
@@ -170,6 +179,10 @@ public class InMemoryKeyValueState<K, V> implements KeyValueState<K, V> {
                 }
             }
             staged = null;
+            if (workingIsRestoredCommit) {
+                state = new ConcurrentHashMap<>(preparedState.state);
+                workingIsRestoredCommit = false;
+            }
             commitedState = preparedState;
             preparedState = null;
         } else if (durable != null && preparedState == null && commitedState != null && txid == commitedState.txid) {
@@ -190,6 +203,7 @@ public class InMemoryKeyValueState<K, V> implements KeyValueState<K, V> {
             throw new RuntimeException("Cannot prepare a new txn while there is a pending txn");
         }
         TxIdState<K, V> preparing = new TxIdState<>(txid, new ConcurrentHashMap<>(state));
+        workingIsRestoredCommit = false;
         if (durable != null) {
             Set<K> since = changed;
             changed = ConcurrentHashMap.newKeySet();
@@ -211,6 +225,7 @@ public class InMemoryKeyValueState<K, V> implements KeyValueState<K, V> {
         preparedState = null;
         staged = null;
         deltaBase = null;
+        workingIsRestoredCommit = false;
         if (commitedState != null) {
             state = new ConcurrentHashMap<>(commitedState.state);
         } else {

@@ -17,7 +17,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * egret.checkpoint.full.every: which staged copies are stored as deltas, what a delta holds,
- * and that a state restored from a whole copy and its deltas is the state that was staged.
+ * and that a state restored from a whole copy and its deltas is the state that was staged;
+ * and what a state restored with a staged copy newer than its committed one holds after a
+ * COMMIT or a ROLLBACK of it.
  */
 class InMemoryKeyValueStateDeltaTest {
     /** One stored file: whole ({@code base} null) or a delta on {@code base}. */
@@ -64,6 +66,12 @@ class InMemoryKeyValueStateDeltaTest {
                 r.setHasCommitted(true).setCommittedTxid(committed.lastKey())
                         .setCommitted(ByteString.copyFrom(chain.get(0)));
                 chain.subList(1, chain.size()).forEach(b -> r.addCommittedDeltas(ByteString.copyFrom(b)));
+            }
+            if (!local && !prepared.isEmpty() && (committed.isEmpty() || prepared.lastKey() > committed.lastKey())) {
+                List<byte[]> chain = chain(prepared.lastEntry().getValue());
+                r.setHasPrepared(true).setPreparedTxid(prepared.lastKey())
+                        .setPrepared(ByteString.copyFrom(chain.get(0)));
+                chain.subList(1, chain.size()).forEach(b -> r.addPreparedDeltas(ByteString.copyFrom(b)));
             }
             return new StateChannel.Loaded(r.build());
         }
@@ -189,5 +197,52 @@ class InMemoryKeyValueStateDeltaTest {
             checkpoint(state, txid);
             assertNull(store.committed.get(txid).base());
         }
+    }
+
+    /** A JVM killed between PREPARE 2 and COMMIT 2: its store has committed 1 and staged 2. */
+    private static MemoryStore killedBetweenPrepareAndCommit(int fullEvery) {
+        MemoryStore store = new MemoryStore();
+        InMemoryKeyValueState<String, Long> before = new InMemoryKeyValueState<>(backing(store), fullEvery);
+        before.put("sum", 100L);
+        checkpoint(before, 1);
+        before.put("sum", 250L);
+        before.put("n", 2L);
+        before.prepareCommit(2);
+        before.put("sum", 999L);
+        return store;
+    }
+
+    @Test
+    void aRestoredStagedCopyIsWhatTheStateHoldsOnceItsCommitComes() {
+        for (int fullEvery : new int[] {1, 3}) {
+            MemoryStore store = killedBetweenPrepareAndCommit(fullEvery);
+            InMemoryKeyValueState<String, Long> restored = new InMemoryKeyValueState<>(backing(store), fullEvery);
+            // The checkpoint spout's recovery: COMMIT 2, then INITSTATE (the bolt reads its state).
+            restored.commit(2);
+            assertEquals(Map.of("sum", 250L, "n", 2L), contents(restored), "full every " + fullEvery);
+            assertEquals(250L, restored.get("sum"));
+            restored.put("sum", 300L);
+            checkpoint(restored, 3);
+            assertNull(store.committed.get(3L).base(), "the first copy after a restore is whole");
+            assertEquals(Map.of("sum", 300L, "n", 2L),
+                    contents(new InMemoryKeyValueState<>(backing(store), fullEvery)));
+        }
+    }
+
+    @Test
+    void aRestoredStagedCopyIsDroppedByARollbackAndNotCommittedOverLaterWrites() {
+        MemoryStore store = killedBetweenPrepareAndCommit(3);
+        InMemoryKeyValueState<String, Long> rolledBack = new InMemoryKeyValueState<>(backing(store), 3);
+        rolledBack.rollback();
+        assertEquals(Map.of("sum", 100L), contents(rolledBack));
+
+        // Read before the COMMIT (no recovery sends that), then written: the COMMIT stores the
+        // staged copy but leaves the working map as the bolt made it.
+        InMemoryKeyValueState<String, Long> written = new InMemoryKeyValueState<>(backing(store), 3);
+        assertEquals(100L, written.get("sum"));
+        written.put("sum", 101L);
+        written.commit(2);
+        assertEquals(Map.of("sum", 101L), contents(written));
+        assertEquals(Map.of("sum", 250L, "n", 2L), contents(new InMemoryKeyValueState<>(backing(store), 3)));
     }
 }
