@@ -22,19 +22,24 @@
 //! `trySend0` never waits: it queues the frame only when there is room (the
 //! executor's own thread sends this way, and leaves a frame that does not
 //! fit to its writer thread);
-//! `receive0` blocks until a frame comes; both return at once when the port
-//! is closed by either side (`close0`, or the stream manager dropping its
-//! halves).
+//! `receive0` blocks until a frame comes; `receiveWithin0` waits at most a
+//! timeout and returns early, without a frame, after `wake0` (the executor
+//! reads its own frames this way and is woken by its writer); all return at
+//! once when the port is closed by either side (`close0`, or the stream
+//! manager dropping its halves).
 
 use std::collections::HashMap;
+use std::future::Future;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
+use std::task::{Context, Poll, Wake, Waker};
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use jni::objects::{JByteBuffer, JClass, JString};
 use jni::sys::{jint, jlong};
 use jni::{Env, EnvUnowned, NativeMethod, jni_str};
-use tokio::sync::mpsc;
+use tokio::sync::{Notify, mpsc};
 use tokio_util::sync::CancellationToken;
 
 use crate::errors::{BridgeError, ThrowBridgeError};
@@ -62,6 +67,8 @@ struct Port {
     to_sm: mpsc::Sender<Bytes>,
     from_sm: Mutex<Inbound>,
     closed: CancellationToken,
+    /// Ends a [`receive_within`] early (a permit is kept when nobody waits).
+    wake: Notify,
 }
 
 struct Inbound {
@@ -129,6 +136,7 @@ pub fn open(instance_id: String, restarts: u64) -> Result<jlong, BridgeError> {
             pending: None,
         }),
         closed: CancellationToken::new(),
+        wake: Notify::new(),
     });
     host.ports
         .lock()
@@ -208,6 +216,104 @@ pub fn receive(handle: jlong, fill: impl FnOnce(&[u8]) -> bool) -> Result<i64, B
         inbound.pending = Some(frame);
     }
     Ok(length)
+}
+
+/// What [`receive_within`] returns when no frame came in time or it was woken.
+pub const NO_FRAME: i64 = -2;
+
+/// Unparks the thread that polls with it.
+struct ThreadWaker(std::thread::Thread);
+
+impl Wake for ThreadWaker {
+    fn wake(self: Arc<Self>) {
+        self.0.unpark();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.0.unpark();
+    }
+}
+
+thread_local! {
+    static THREAD_WAKER: Waker = Waker::from(Arc::new(ThreadWaker(std::thread::current())));
+}
+
+/// Polls `future` on this thread, parked in between, until it is ready or
+/// `deadline` passes (None then).
+fn block_on_until<F: Future>(future: F, deadline: Instant) -> Option<F::Output> {
+    let mut future = std::pin::pin!(future);
+    THREAD_WAKER.with(|waker| {
+        let mut cx = Context::from_waker(waker);
+        loop {
+            if let Poll::Ready(out) = future.as_mut().poll(&mut cx) {
+                return Some(out);
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return None;
+            }
+            std::thread::park_timeout(deadline - now);
+        }
+    })
+}
+
+/// [`receive`] waiting at most `timeout` (zero: only a frame already
+/// queued), and ended early by [`wake`]: the frame's length, -1 when the
+/// port is closed, [`NO_FRAME`] when none came.
+pub fn receive_within(
+    handle: jlong,
+    timeout: Duration,
+    fill: impl FnOnce(&[u8]) -> bool,
+) -> Result<i64, BridgeError> {
+    let port = port(handle)?;
+    let mut inbound = port
+        .from_sm
+        .lock()
+        .map_err(|_| BridgeError::Bridge("a frame channel's reader panicked".to_owned()))?;
+    let frame = match inbound.pending.take() {
+        Some(frame) => frame,
+        None => match inbound.queue.try_recv() {
+            Ok(frame) => frame,
+            Err(mpsc::error::TryRecvError::Disconnected) => return Ok(-1),
+            Err(mpsc::error::TryRecvError::Empty) => {
+                if port.closed.is_cancelled() {
+                    return Ok(-1);
+                }
+                if timeout.is_zero() {
+                    return Ok(NO_FRAME);
+                }
+                let deadline = Instant::now() + timeout;
+                let queue = &mut inbound.queue;
+                let waited = block_on_until(
+                    async {
+                        tokio::select! {
+                            biased;
+                            frame = queue.recv() => Some(frame),
+                            () = port.closed.cancelled() => Some(None),
+                            () = port.wake.notified() => None,
+                        }
+                    },
+                    deadline,
+                );
+                match waited {
+                    Some(Some(Some(frame))) => frame,
+                    Some(Some(None)) => return Ok(-1),
+                    Some(None) | None => return Ok(NO_FRAME),
+                }
+            }
+        },
+    };
+    let length = i64::try_from(frame.len()).unwrap_or(i64::MAX);
+    if !fill(&frame) {
+        inbound.pending = Some(frame);
+    }
+    Ok(length)
+}
+
+/// Ends the port's current or next [`receive_within`] wait early.
+pub fn wake(handle: jlong) -> Result<(), BridgeError> {
+    port(handle)?.wake.notify_one();
+    Ok(())
 }
 
 /// Closes a port: both directions end, a blocked `send0`/`receive0` returns.
@@ -344,25 +450,60 @@ extern "system" fn receive0<'local>(
 ) -> jlong {
     unowned
         .with_env(|env| -> Result<jlong, BridgeError> {
-            let capacity = env
-                .get_direct_buffer_capacity(&buffer)
-                .map_err(|e| BridgeError::Bridge(format!("not a direct ByteBuffer: {e}")))?;
-            let mut failed = None;
-            let length = receive(handle, |frame| {
-                if frame.len() > capacity {
-                    return false;
-                }
-                if let Err(err) = copy_in(env, &buffer, frame) {
-                    failed = Some(err);
-                }
-                true
-            })?;
-            match failed {
-                Some(err) => Err(err),
-                None => Ok(length),
-            }
+            receive_into(env, &buffer, |fill| receive(handle, fill))
         })
         .resolve::<ThrowBridgeError>()
+}
+
+/// Copies the next frame into `buffer` if it fits (else keeps it for the
+/// next call): the frame's length, -1 when closed, [`NO_FRAME`] when none.
+fn receive_into(
+    env: &mut Env<'_>,
+    buffer: &JByteBuffer<'_>,
+    receive: impl FnOnce(&mut dyn FnMut(&[u8]) -> bool) -> Result<i64, BridgeError>,
+) -> Result<i64, BridgeError> {
+    let capacity = env
+        .get_direct_buffer_capacity(buffer)
+        .map_err(|e| BridgeError::Bridge(format!("not a direct ByteBuffer: {e}")))?;
+    let mut failed = None;
+    let length = receive(&mut |frame| {
+        if frame.len() > capacity {
+            return false;
+        }
+        if let Err(err) = copy_in(env, buffer, frame) {
+            failed = Some(err);
+        }
+        true
+    })?;
+    match failed {
+        Some(err) => Err(err),
+        None => Ok(length),
+    }
+}
+
+extern "system" fn receive_within0<'local>(
+    mut unowned: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+    buffer: JByteBuffer<'local>,
+    timeout_nanos: jlong,
+) -> jlong {
+    unowned
+        .with_env(|env| -> Result<jlong, BridgeError> {
+            let timeout = Duration::from_nanos(u64::try_from(timeout_nanos).unwrap_or(0));
+            receive_into(env, &buffer, |fill| receive_within(handle, timeout, fill))
+        })
+        .resolve::<ThrowBridgeError>()
+}
+
+extern "system" fn wake0<'local>(
+    mut unowned: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+) {
+    unowned
+        .with_env(|_env| -> Result<(), BridgeError> { wake(handle) })
+        .resolve::<ThrowBridgeError>();
 }
 
 extern "system" fn close0<'local>(
@@ -403,6 +544,16 @@ pub fn register(env: &mut Env<'_>, class: &JClass<'_>) -> Result<(), BridgeError
                 jni_str!("receive0"),
                 jni_str!("(JLjava/nio/ByteBuffer;)J"),
                 receive0 as *mut std::ffi::c_void,
+            ),
+            NativeMethod::from_raw_parts(
+                jni_str!("receiveWithin0"),
+                jni_str!("(JLjava/nio/ByteBuffer;J)J"),
+                receive_within0 as *mut std::ffi::c_void,
+            ),
+            NativeMethod::from_raw_parts(
+                jni_str!("wake0"),
+                jni_str!("(J)V"),
+                wake0 as *mut std::ffi::c_void,
             ),
             NativeMethod::from_raw_parts(
                 jni_str!("close0"),

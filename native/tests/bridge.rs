@@ -32,6 +32,8 @@ public final class Probe {
     static native int send0(long handle, ByteBuffer buffer, int length);
     static native int trySend0(long handle, ByteBuffer buffer, int length);
     static native long receive0(long handle, ByteBuffer buffer);
+    static native long receiveWithin0(long handle, ByteBuffer buffer, long timeoutNanos);
+    static native void wake0(long handle);
     static native void close0(long handle);
 
     static String outcome(Runnable r) {
@@ -83,6 +85,27 @@ public final class Probe {
         byte[] t = text.getBytes();
         out.put(t);
         return Integer.toString(trySend0(tryHandle, out, t.length));
+    }
+    /** Opens a port; reads with no wait on an empty port, then after a wake0 with a long one. */
+    static long withinHandle;
+    public static String withinStart(String unused) {
+        withinHandle = open0("probe-within", 0);
+        ByteBuffer small = ByteBuffer.allocateDirect(4);
+        long empty = receiveWithin0(withinHandle, small, 0);
+        wake0(withinHandle);
+        long woken = receiveWithin0(withinHandle, small, 30_000_000_000L);
+        return empty + " " + woken;
+    }
+    /** Waits for the frame the Rust side sends (too large for 4 bytes: kept), reads it, then the end. */
+    public static String withinRest(String unused) {
+        long n = receiveWithin0(withinHandle, ByteBuffer.allocateDirect(4), 30_000_000_000L);
+        ByteBuffer big = ByteBuffer.allocateDirect((int) n);
+        long m = receiveWithin0(withinHandle, big, 0);
+        byte[] got = new byte[(int) m];
+        big.get(0, got);
+        long end = receiveWithin0(withinHandle, big, 30_000_000_000L);
+        close0(withinHandle);
+        return n + " " + new String(got) + " " + end;
     }
     public static String tryClose(String unused) {
         close0(tryHandle);
@@ -350,4 +373,38 @@ fn frames_cross_whole_in_both_directions_and_a_closed_end_reads_minus_one() {
         .unwrap();
     echo.join().unwrap();
     assert_eq!(result, "tree events for the spout|-1");
+}
+
+#[test]
+fn a_read_within_a_timeout_returns_without_a_frame_when_woken_and_takes_one_that_comes() {
+    let _ports = PORTS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    // -2: no frame, at once on an empty port with no wait, and at once after wake0 with a
+    // wait of 30 s (the wake's permit is kept for the read that follows it).
+    let started = std::time::Instant::now();
+    assert_eq!(call_probe("withinStart", ""), "-2 -2");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(20),
+        "the woken read waited out its timeout"
+    );
+    let connection = jvm()
+        .connections
+        .lock()
+        .unwrap()
+        .blocking_recv()
+        .expect("a connection");
+    assert_eq!(connection.instance_id, "probe-within");
+    let sender = std::thread::spawn(move || {
+        // Most likely while the Java side waits in receiveWithin0: the waker unparks it.
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        connection
+            .to_instance
+            .blocking_send(Bytes::from_static(b"tuples for a bolt"))
+            .unwrap();
+        drop(connection);
+    });
+    // The frame (17 bytes) is kept when the buffer is too small and read whole next; then -1.
+    assert_eq!(call_probe("withinRest", ""), "17 tuples for a bolt -1");
+    sender.join().unwrap();
 }

@@ -28,6 +28,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * bounded by what the stream manager had queued toward this instance (its backpressure
  * watermark) during one call.
  *
+ * <p>With the JNI bridge there is no reader thread: the executor reads its own frames
+ * ({@link DirectInbound}), and this queue holds the wake-ups and what a thread waiting for a
+ * state reply read ahead of it.
+ *
  * <p>Thread-safety: one lock; any number of producers and consumers.
  */
 final class InboundQueue {

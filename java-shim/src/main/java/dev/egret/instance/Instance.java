@@ -127,15 +127,18 @@ public final class Instance {
         LOG.info("Instance {} of topology {} runs tasks {} of {} in container {}", instanceId, view.stormId(),
                 assignment.getInstance().getTaskIdsList(), executor.component(), assignment.getContainerIndex());
 
-        StateChannel.install(new StateChannel(executor.sink(), executor.inbound()));
-        Thread reader = startReader(channel, executor.inbound(), instanceId);
+        StateChannel state = new StateChannel(executor.sink(), executor.inbound());
+        StateChannel.install(state);
+        Thread reader = startInput(channel, executor, state, instanceId);
         try {
             executor.start();
             while (true) {
                 executor.run();
                 // The reader saw the end of the connection (or a failed write closed it).
                 closeQuietly(channel);
-                reader.join(TimeUnit.SECONDS.toMillis(5));
+                if (reader != null) {
+                    reader.join(TimeUnit.SECONDS.toMillis(5));
+                }
                 long dropped = executor.sink().disconnect();
                 LOG.warn("Instance {} lost its connection to the stream manager ({} outgoing tuples and acks"
                         + " dropped); reconnecting for up to {} s", instanceId, dropped,
@@ -163,7 +166,7 @@ public final class Instance {
                 applyFrameCap(channel, s.assignment);
                 long lost = executor.sink().disconnect();
                 executor.sink().connect(writerOf(channel));
-                reader = startReader(channel, executor.inbound(), instanceId);
+                reader = startInput(channel, executor, state, instanceId);
                 LOG.info("Instance {} reconnected to the stream manager ({} outgoing entries lost in all)",
                         instanceId, lost);
                 executor.onReconnected(s.assignment.getState());
@@ -189,7 +192,9 @@ public final class Instance {
             return EXIT_CONNECTION_LOST;
         } finally {
             executor.shutdown();
-            reader.interrupt();
+            if (reader != null) {
+                reader.interrupt();
+            }
             closeQuietly(channel);
         }
     }
@@ -376,6 +381,61 @@ public final class Instance {
     }
 
     /**
+     * Starts the executor's input on a new connection: with the JNI bridge the executor reads
+     * its own frames ({@link DirectInbound}; null returned), over a socket a reader thread
+     * queues them (returned).
+     */
+    private static Thread startInput(FrameChannel channel, InstanceExecutor executor, StateChannel state,
+            String instanceId) {
+        if (channel instanceof JniFrameChannel) {
+            DirectInbound direct = new DirectInbound((JniFrameChannel) channel, executor.inbound(), state, instanceId,
+                    new FrameBuffer.Pool(POOLED_FRAMES, POOLED_FRAME_BYTES, FIRST_FRAME_BYTES));
+            state.readsWith(direct);
+            executor.readDirectly(direct);
+            return null;
+        }
+        state.readsWith(null);
+        executor.readDirectly(null);
+        return startReader(channel, executor.inbound(), instanceId);
+    }
+
+    /**
+     * What a frame read from the stream manager is for the executor: the frame itself when it
+     * carries tuples or tree events (they stay bytes until the executor handles them, which
+     * gives the buffer back: a queued frame is one reused array, not an object per tuple, event
+     * and field), else the parsed message; null when it was handled here: log levels (applied
+     * at once, not behind tuples: a busy executor still gets them) and a state reply (handed to
+     * the call waiting for it on {@code state}, never queued behind what its thread is not
+     * reading). An {@link IOException} naming the problem when the frame is malformed.
+     */
+    static Object route(FrameBuffer frame, StateChannel state) throws IOException {
+        byte[] bytes = frame.array();
+        int length = frame.length();
+        if (InboundBatch.carriesTuples(bytes, length) || InboundTreeEvents.carriesTreeEvents(bytes, length)) {
+            return frame;
+        }
+        StreamManagerToInstance m;
+        try {
+            m = StreamManagerToInstance.parseFrom(java.nio.ByteBuffer.wrap(bytes, 0, length));
+        } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+            throw new IOException("malformed frame of " + length + " bytes: " + e.getMessage(), e);
+        } finally {
+            frame.release();
+        }
+        if (m.getMessageCase() == StreamManagerToInstance.MessageCase.LOG_LEVELS) {
+            applyLogLevels(m.getLogLevels().getLevelsList());
+            return null;
+        }
+        if (m.getMessageCase() == StreamManagerToInstance.MessageCase.STATE_REPLY) {
+            if (state != null) {
+                state.deliver(m.getStateReply());
+            }
+            return null;
+        }
+        return m;
+    }
+
+    /**
      * Reads frames into the bounded queue, each counted by its frame size; blocks when the
      * queue is full, so the socket pushes back on the stream manager.
      */
@@ -386,38 +446,11 @@ public final class Instance {
                 while (true) {
                     FrameBuffer frame = buffers.take();
                     channel.readFrame(frame);
-                    byte[] bytes = frame.array();
                     int length = frame.length();
-                    if (InboundBatch.carriesTuples(bytes, length) || InboundTreeEvents.carriesTreeEvents(bytes, length)) {
-                        // Tuples and tree events stay bytes until the executor handles them
-                        // (InboundBatch, InboundTreeEvents) and gives the buffer back: a
-                        // queued frame is one reused array, not an object per tuple, event
-                        // and field.
-                        queue.put(frame, length + FrameChannel.LENGTH_BYTES);
-                        continue;
+                    Object m = route(frame, StateChannel.current());
+                    if (m != null) {
+                        queue.put(m, length + FrameChannel.LENGTH_BYTES);
                     }
-                    StreamManagerToInstance m;
-                    try {
-                        m = StreamManagerToInstance.parseFrom(java.nio.ByteBuffer.wrap(bytes, 0, length));
-                    } catch (com.google.protobuf.InvalidProtocolBufferException e) {
-                        throw new IOException("malformed frame of " + length + " bytes: " + e.getMessage(), e);
-                    } finally {
-                        frame.release();
-                    }
-                    if (m.getMessageCase() == StreamManagerToInstance.MessageCase.LOG_LEVELS) {
-                        // Not behind the tuples: a busy or stuck executor still gets its levels.
-                        applyLogLevels(m.getLogLevels().getLevelsList());
-                        continue;
-                    }
-                    if (m.getMessageCase() == StreamManagerToInstance.MessageCase.STATE_REPLY) {
-                        // The executor thread waits for it: never behind the queue it is not reading.
-                        StateChannel channelOfState = StateChannel.current();
-                        if (channelOfState != null) {
-                            channelOfState.deliver(m.getStateReply());
-                        }
-                        continue;
-                    }
-                    queue.put(m, length + FrameChannel.LENGTH_BYTES);
                 }
             } catch (EOFException e) {
                 LOG.info("The stream manager closed the connection of instance {}", instanceId);

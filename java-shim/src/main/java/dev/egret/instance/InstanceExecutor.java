@@ -146,6 +146,8 @@ final class InstanceExecutor {
     private final OutboundSink sink;
     private final ErrorSink errors;
     private final InboundQueue inbound;
+    /** With the JNI bridge: the executor's own reading of its frames (null: a reader thread queues them). */
+    private volatile DirectInbound direct;
     private final ThreadLocal<TupleValuesCodec> codecs;
     private final TupleValuesCodec executorCodec;
     /** The inbound frame being executed, read in place (executor thread only). */
@@ -238,6 +240,11 @@ final class InstanceExecutor {
         return inbound;
     }
 
+    /** The executor reads its own frames through {@code d} (the JNI bridge); null: from its queue only. */
+    void readDirectly(DirectInbound d) {
+        this.direct = d;
+    }
+
     OutboundSink sink() {
         return sink;
     }
@@ -253,7 +260,13 @@ final class InstanceExecutor {
     /** Deserializes one component object per task, builds the contexts, opens/prepares every task. */
     void start() throws TaskFailure {
         // A spout that stopped calling nextTuple because the outgoing queue was full resumes at once.
-        sink.onWritable(() -> inbound.offer(WAKE));
+        sink.onWritable(() -> {
+            inbound.offer(WAKE);
+            DirectInbound d = direct;
+            if (d != null) {
+                d.wake();
+            }
+        });
         List<Integer> taskIds = new ArrayList<>(assignment.getInstance().getTaskIdsList());
         Collections.sort(taskIds);
         String workDir = assignment.getWorkDir().isEmpty() ? System.getProperty("user.dir") : assignment.getWorkDir();
@@ -470,7 +483,7 @@ final class InstanceExecutor {
 
     /** Processes the inbound messages available within {@code waitNanos}; false when the stream ended. */
     private boolean handleInbound(long waitNanos) throws TaskFailure, InterruptedException {
-        InboundQueue.Entry e = inbound.poll();
+        InboundQueue.Entry e = nextEntry(0);
         if (e == null && waitNanos > 0) {
             // Out of work: what this executor buffered goes now if the link is idle
             // (egret.batch.flush.idle), instead of waiting for the flush timer.
@@ -482,7 +495,7 @@ final class InstanceExecutor {
                     waitNanos = sealIn;
                 }
             }
-            e = inbound.poll(waitNanos, TimeUnit.NANOSECONDS);
+            e = nextEntry(waitNanos);
         }
         // Bounded drain so that ticks, metrics and spouts still get their turn under load.
         for (int i = 0; e != null && i < MAX_DRAIN; i++) {
@@ -498,9 +511,18 @@ final class InstanceExecutor {
             // Statistics are due on time even when every batch is slow to execute (a
             // bolt that sleeps per tuple): otherwise the drain delays them by minutes.
             metrics.tick(System.nanoTime());
-            e = i + 1 < MAX_DRAIN ? inbound.poll() : null;
+            e = i + 1 < MAX_DRAIN ? nextEntry(0) : null;
         }
         return true;
+    }
+
+    /** The next input within {@code waitNanos} (0: no wait): from the queue, or read by the executor itself. */
+    private InboundQueue.Entry nextEntry(long waitNanos) throws InterruptedException {
+        DirectInbound d = direct;
+        if (d != null) {
+            return d.next(waitNanos);
+        }
+        return waitNanos > 0 ? inbound.poll(waitNanos, TimeUnit.NANOSECONDS) : inbound.poll();
     }
 
     private void handle(Object o) throws TaskFailure {

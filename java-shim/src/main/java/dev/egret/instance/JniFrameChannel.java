@@ -24,9 +24,11 @@ import java.nio.ByteBuffer;
  * each buffer to one call at a time; a buffer grows to the largest frame and shrinks back
  * after an unusually large one.
  */
-public final class JniFrameChannel extends FrameChannel {
+public final class JniFrameChannel extends FrameChannel implements DirectInbound.Port {
     private static final int FIRST_BUFFER_BYTES = 64 * 1024;
     private static final int KEEP_BUFFER_BYTES = 4 * 1024 * 1024;
+    /** {@code receiveWithin0}'s answer when no frame came. */
+    private static final long NO_FRAME = -2;
 
     private final long handle;
     private final Object readLock = new Object();
@@ -88,12 +90,74 @@ public final class JniFrameChannel extends FrameChannel {
         }
     }
 
+    /**
+     * The next frame into {@code into}, waiting at most {@code timeoutNanos} (0: only a frame
+     * already there); false when none came in time or {@link #wake} ended the wait. The
+     * executor reads its own frames this way (no reader thread between it and the stream
+     * manager).
+     */
+    @Override
+    public boolean readFrameWithin(FrameBuffer into, long timeoutNanos) throws IOException {
+        synchronized (readLock) {
+            if (closed) {
+                throw new EOFException("connection closed");
+            }
+            long length = receiveWithin(readBuffer, Math.max(0, timeoutNanos));
+            if (length == NO_FRAME) {
+                return false;
+            }
+            int limit = maxFrameBytes();
+            if (length > limit) {
+                throw new FrameTooLargeException(length, limit);
+            }
+            if (length > readBuffer.capacity()) {
+                // The frame waits on the Rust side for a buffer that holds it: no wait now.
+                readBuffer = ByteBuffer.allocateDirect((int) length);
+                length = receiveWithin(readBuffer, 0);
+            }
+            int n = (int) length;
+            readBuffer.get(0, into.arrayFor(n), 0, n);
+            shrinkAfterLargeFrame(n);
+            return true;
+        }
+    }
+
+    /** Ends a {@link #readFrameWithin} wait now, or the next one if none waits. */
+    @Override
+    public void wake() {
+        if (closed) {
+            return;
+        }
+        try {
+            wake0(handle);
+        } catch (RuntimeException ignored) {
+            // The port is gone: nobody waits on it.
+        }
+    }
+
     private long receive(ByteBuffer buffer) throws IOException {
         long length;
         try {
             length = receive0(handle, buffer);
         } catch (RuntimeException e) {
             throw new IOException("the JNI bridge failed to read a frame: " + e.getMessage(), e);
+        }
+        if (length < 0) {
+            throw new EOFException("the stream manager closed the connection");
+        }
+        return length;
+    }
+
+    /** {@code receiveWithin0}: a length, {@link #NO_FRAME}, or EOF when the port is closed. */
+    private long receiveWithin(ByteBuffer buffer, long timeoutNanos) throws IOException {
+        long length;
+        try {
+            length = receiveWithin0(handle, buffer, timeoutNanos);
+        } catch (RuntimeException e) {
+            throw new IOException("the JNI bridge failed to read a frame: " + e.getMessage(), e);
+        }
+        if (length == NO_FRAME) {
+            return NO_FRAME;
         }
         if (length < 0) {
             throw new EOFException("the stream manager closed the connection");
@@ -209,6 +273,11 @@ public final class JniFrameChannel extends FrameChannel {
     private static native int trySend0(long handle, ByteBuffer buffer, int length);
 
     private static native long receive0(long handle, ByteBuffer buffer);
+
+    /** A frame's length, -1 when the port is closed, {@link #NO_FRAME} when none came within the timeout or woken. */
+    private static native long receiveWithin0(long handle, ByteBuffer buffer, long timeoutNanos);
+
+    private static native void wake0(long handle);
 
     private static native void close0(long handle);
 }

@@ -49,6 +49,10 @@ public final class StateChannel implements StateStore {
 
     /** The executor's input queue, held open while a call waits (null: none to hold). */
     private final InboundQueue inbound;
+    /** With the JNI bridge, the executor's own reading, which a waiting call drives when nobody else reads. */
+    private volatile DirectInbound reader;
+    /** How long a waiting call reads (or waits for another reader) before it looks at its reply again. */
+    private static final long PUMP_SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
     StateChannel(OutboundSink sink) {
         this(sink, null);
@@ -67,6 +71,11 @@ public final class StateChannel implements StateStore {
     public static StateChannel current() {
         StateChannel own = OF_THREAD.get();
         return own != null ? own : current;
+    }
+
+    /** The executor reads its own frames through {@code direct} (null: a reader thread delivers the replies). */
+    void readsWith(DirectInbound direct) {
+        this.reader = direct;
     }
 
     /** Installs the channel of the executor running on the calling thread. */
@@ -269,7 +278,8 @@ public final class StateChannel implements StateStore {
             if (!sink.sendState(request)) {
                 throw new StateException(what + " failed: not connected to the stream manager");
             }
-            StateReply r = reply.get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            DirectInbound direct = reader;
+            StateReply r = direct == null ? reply.get(TIMEOUT_SECONDS, TimeUnit.SECONDS) : awaitReading(reply, direct);
             if (!r.getError().isEmpty()) {
                 throw new StateException(what + " failed: " + r.getError());
             }
@@ -289,7 +299,32 @@ public final class StateChannel implements StateStore {
         }
     }
 
-    /** On the reader thread: a reply arrived. */
+    /**
+     * Waits for {@code reply} while the executor reads its own frames: this thread reads them
+     * itself when no other does (the executor may be the caller, or blocked behind it), each
+     * frame other than a reply queued for the executor.
+     */
+    private static StateReply awaitReading(CompletableFuture<StateReply> reply, DirectInbound direct)
+            throws InterruptedException, ExecutionException, TimeoutException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_SECONDS);
+        while (!reply.isDone()) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                throw new TimeoutException();
+            }
+            long slice = Math.min(left, PUMP_SLICE_NANOS);
+            if (!direct.pumpForReply(slice)) {
+                try {
+                    return reply.get(slice, TimeUnit.NANOSECONDS);
+                } catch (TimeoutException e) {
+                    // Look again: the other reader may have stopped reading.
+                }
+            }
+        }
+        return reply.get();
+    }
+
+    /** On the reading thread: a reply arrived. */
     void deliver(StateReply reply) {
         CompletableFuture<StateReply> waiting = pending.get(reply.getRequestId());
         if (waiting != null) {
