@@ -194,28 +194,7 @@ pub fn try_send(
 /// frame is kept for the next call). Returns the frame's length, or -1 when
 /// the port is closed.
 pub fn receive(handle: jlong, fill: impl FnOnce(&[u8]) -> bool) -> Result<i64, BridgeError> {
-    let port = port(handle)?;
-    let mut inbound = port
-        .from_sm
-        .lock()
-        .map_err(|_| BridgeError::Bridge("a frame channel's reader panicked".to_owned()))?;
-    let frame = match inbound.pending.take() {
-        Some(frame) => Some(frame),
-        None => futures::executor::block_on(async {
-            tokio::select! {
-                frame = inbound.queue.recv() => frame,
-                () = port.closed.cancelled() => None,
-            }
-        }),
-    };
-    let Some(frame) = frame else {
-        return Ok(-1);
-    };
-    let length = i64::try_from(frame.len()).unwrap_or(i64::MAX);
-    if !fill(&frame) {
-        inbound.pending = Some(frame);
-    }
-    Ok(length)
+    receive_frame(handle, None, fill)
 }
 
 /// What [`receive_within`] returns when no frame came in time or it was woken.
@@ -265,6 +244,16 @@ pub fn receive_within(
     timeout: Duration,
     fill: impl FnOnce(&[u8]) -> bool,
 ) -> Result<i64, BridgeError> {
+    receive_frame(handle, Some(timeout), fill)
+}
+
+/// [`receive`] (`timeout` None: until a frame comes or the port closes) and
+/// [`receive_within`].
+fn receive_frame(
+    handle: jlong,
+    timeout: Option<Duration>,
+    fill: impl FnOnce(&[u8]) -> bool,
+) -> Result<i64, BridgeError> {
     let port = port(handle)?;
     let mut inbound = port
         .from_sm
@@ -272,35 +261,9 @@ pub fn receive_within(
         .map_err(|_| BridgeError::Bridge("a frame channel's reader panicked".to_owned()))?;
     let frame = match inbound.pending.take() {
         Some(frame) => frame,
-        None => match inbound.queue.try_recv() {
+        None => match next_frame(&port, &mut inbound.queue, timeout) {
             Ok(frame) => frame,
-            Err(mpsc::error::TryRecvError::Disconnected) => return Ok(-1),
-            Err(mpsc::error::TryRecvError::Empty) => {
-                if port.closed.is_cancelled() {
-                    return Ok(-1);
-                }
-                if timeout.is_zero() {
-                    return Ok(NO_FRAME);
-                }
-                let deadline = Instant::now() + timeout;
-                let queue = &mut inbound.queue;
-                let waited = block_on_until(
-                    async {
-                        tokio::select! {
-                            biased;
-                            frame = queue.recv() => Some(frame),
-                            () = port.closed.cancelled() => Some(None),
-                            () = port.wake.notified() => None,
-                        }
-                    },
-                    deadline,
-                );
-                match waited {
-                    Some(Some(Some(frame))) => frame,
-                    Some(Some(None)) => return Ok(-1),
-                    Some(None) | None => return Ok(NO_FRAME),
-                }
-            }
+            Err(code) => return Ok(code),
         },
     };
     let length = i64::try_from(frame.len()).unwrap_or(i64::MAX);
@@ -308,6 +271,51 @@ pub fn receive_within(
         inbound.pending = Some(frame);
     }
     Ok(length)
+}
+
+/// The queue's next frame, waiting as [`receive_frame`] says; else -1 (closed)
+/// or [`NO_FRAME`].
+fn next_frame(
+    port: &Port,
+    queue: &mut mpsc::Receiver<Bytes>,
+    timeout: Option<Duration>,
+) -> Result<Bytes, i64> {
+    let Some(timeout) = timeout else {
+        return futures::executor::block_on(async {
+            tokio::select! {
+                frame = queue.recv() => frame,
+                () = port.closed.cancelled() => None,
+            }
+        })
+        .ok_or(-1);
+    };
+    match queue.try_recv() {
+        Ok(frame) => return Ok(frame),
+        Err(mpsc::error::TryRecvError::Disconnected) => return Err(-1),
+        Err(mpsc::error::TryRecvError::Empty) => {}
+    }
+    if port.closed.is_cancelled() {
+        return Err(-1);
+    }
+    if timeout.is_zero() {
+        return Err(NO_FRAME);
+    }
+    let waited = block_on_until(
+        async {
+            tokio::select! {
+                biased;
+                frame = queue.recv() => Some(frame),
+                () = port.closed.cancelled() => Some(None),
+                () = port.wake.notified() => None,
+            }
+        },
+        Instant::now() + timeout,
+    );
+    match waited {
+        Some(Some(Some(frame))) => Ok(frame),
+        Some(Some(None)) => Err(-1),
+        Some(None) | None => Err(NO_FRAME),
+    }
 }
 
 /// Ends the port's current or next [`receive_within`] wait early.
