@@ -618,7 +618,7 @@ final class InstanceExecutor {
     }
 
     private void onTreeEvent(int spoutTask, long key, int outcomeNumber) throws TaskFailure {
-        Task t = tasksById.get(spoutTask);
+        Task t = taskOf(spoutTask);
         if (t == null || t.spoutCollector == null) {
             LOG.debug("Ignoring a tree event for task {}, not a spout task of {}", spoutTask, component);
             return;
@@ -950,7 +950,7 @@ final class InstanceExecutor {
         for (int i = 0; i < batch.size(); i++) {
             int destTask = batch.destTask(i);
             String stream = batch.stream(i);
-            Task t = tasksById.get(destTask);
+            Task t = taskOf(destTask);
             if (t == null || t.eo == null || !CheckpointSpout.CHECKPOINT_STREAM_ID.equals(stream)) {
                 LOG.warn("Spout {} dropping a tuple on stream {} for task {}", component, stream, destTask);
                 continue;
