@@ -57,21 +57,29 @@ public final class JniFrameChannel extends FrameChannel implements DirectInbound
         return new JniFrameChannel(handle, maxFrameBytes);
     }
 
-    /** Under the read lock: the next frame, in {@link #readBuffer}'s first bytes; its length. */
-    private int receiveFrame(int limit) throws IOException {
-        if (closed) {
-            throw new EOFException("connection closed");
-        }
-        long length = receive(readBuffer);
+    /**
+     * Under the read lock: copies the frame of {@code length} bytes that a receive announced
+     * into {@code into}; one larger than {@link #readBuffer} waits on the Rust side and is
+     * taken again, at once, into a buffer that holds it.
+     */
+    private void take(FrameBuffer into, long length, int limit) throws IOException {
         if (length > limit) {
             throw new FrameTooLargeException(length, limit);
         }
         if (length > readBuffer.capacity()) {
-            // The frame waits on the Rust side for a buffer that holds it.
             readBuffer = ByteBuffer.allocateDirect((int) length);
-            length = receive(readBuffer);
+            length = receiveWithin(readBuffer, 0);
         }
-        return (int) length;
+        int n = (int) length;
+        readBuffer.get(0, into.arrayFor(n), 0, n);
+        shrinkAfterLargeFrame(n);
+    }
+
+    /** Under the read lock: EOF once this side closed the channel. */
+    private void checkOpen() throws EOFException {
+        if (closed) {
+            throw new EOFException("connection closed");
+        }
     }
 
     /** Under the read lock: a buffer grown for an unusually large frame goes back to its first size. */
@@ -84,9 +92,8 @@ public final class JniFrameChannel extends FrameChannel implements DirectInbound
     @Override
     public void readFrame(FrameBuffer into, int limit) throws IOException {
         synchronized (readLock) {
-            int length = receiveFrame(limit);
-            readBuffer.get(0, into.arrayFor(length), 0, length);
-            shrinkAfterLargeFrame(length);
+            checkOpen();
+            take(into, receive(readBuffer), limit);
         }
     }
 
@@ -99,25 +106,12 @@ public final class JniFrameChannel extends FrameChannel implements DirectInbound
     @Override
     public boolean readFrameWithin(FrameBuffer into, long timeoutNanos) throws IOException {
         synchronized (readLock) {
-            if (closed) {
-                throw new EOFException("connection closed");
-            }
+            checkOpen();
             long length = receiveWithin(readBuffer, Math.max(0, timeoutNanos));
             if (length == NO_FRAME) {
                 return false;
             }
-            int limit = maxFrameBytes();
-            if (length > limit) {
-                throw new FrameTooLargeException(length, limit);
-            }
-            if (length > readBuffer.capacity()) {
-                // The frame waits on the Rust side for a buffer that holds it: no wait now.
-                readBuffer = ByteBuffer.allocateDirect((int) length);
-                length = receiveWithin(readBuffer, 0);
-            }
-            int n = (int) length;
-            readBuffer.get(0, into.arrayFor(n), 0, n);
-            shrinkAfterLargeFrame(n);
+            take(into, length, maxFrameBytes());
             return true;
         }
     }
