@@ -1462,22 +1462,38 @@ mod tests {
                 2,
             )
             .unwrap();
-        for _ in 0..50 {
+        let queued_line = |n: usize| {
+            format!(
+                "egret_metrics_sink_queued_batches{{topology=\"wc\",sink=\"file:{}\"}} {n}",
+                stuck_path.display()
+            )
+        };
+        // The writer takes the first batch and blocks opening the FIFO; wait for
+        // that take, so the queue's fill below does not race with it.
+        stuck.export_to_sinks("egret");
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+        while !stuck.render_prometheus().contains(&queued_line(0)) {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "the writer never took a batch"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        for _ in 0..49 {
             stuck.export_to_sinks("egret");
         }
         let counters = stuck
             .sink_counters(&format!("file:{}", stuck_path.display()))
             .unwrap();
-        // The writer took at most one batch; 2 wait in the queue; the rest were dropped.
-        let dropped = counters.dropped_batches.load(Ordering::Relaxed);
-        assert!(dropped >= 47, "{counters:?}");
+        // The writer holds one batch; 2 wait in the queue; the other 47 were dropped.
+        assert_eq!(
+            counters.dropped_batches.load(Ordering::Relaxed),
+            47,
+            "{counters:?}"
+        );
         assert_eq!(counters.sent_batches.load(Ordering::Relaxed), 0);
         let exposition = stuck.render_prometheus();
-        let queued = format!(
-            "egret_metrics_sink_queued_batches{{topology=\"wc\",sink=\"file:{}\"}} 2",
-            stuck_path.display()
-        );
-        assert!(exposition.contains(&queued), "{exposition}");
+        assert!(exposition.contains(&queued_line(2)), "{exposition}");
         // Unblock the writer so its thread ends with the test.
         let reader = std::fs::File::open(&stuck_path).unwrap();
         drop(stuck);
