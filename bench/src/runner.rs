@@ -449,7 +449,8 @@ mod tests {
         let l = launch(tmp.path(), &script);
         let timing = Timing {
             warmup: Duration::from_millis(400),
-            duration: Duration::from_secs(1),
+            // Long against the fake's 100 ms steps: each forks, which a loaded machine slows.
+            duration: Duration::from_secs(2),
             startup_timeout: Duration::from_secs(10),
         };
         let r = run_measured(&l, &timing, 1).unwrap();
@@ -511,18 +512,18 @@ mod tests {
     #[test]
     fn the_warm_up_waits_for_the_first_tuple_not_the_first_report() {
         let tmp = tempfile::tempdir().unwrap();
-        // The task reports 0 acks for 1.5 s (a spout still opening), then 1000
+        // The task reports 0 acks for 3 s (a spout still opening), then 1000
         // more every 100 ms. A window started from the first report (0.2 s
-        // warm-up, 0.5 s long) would end before the first ack.
+        // warm-up, 1.2 s long) would end before the first ack.
         let script = format!(
-            "{}; sleep 1.5; n=0; while true; do n=$((n+1000)); {}; sleep 0.1; done",
+            "{}; sleep 3; n=0; while true; do n=$((n+1000)); {}; sleep 0.1; done",
             write_hook(&hook_file(0, "3:0")),
             write_hook(&counting_hook_file())
         );
         let l = launch(tmp.path(), &script);
         let timing = Timing {
             warmup: Duration::from_millis(200),
-            duration: Duration::from_millis(500),
+            duration: Duration::from_millis(1200),
             startup_timeout: Duration::from_secs(20),
         };
         let r = run_measured(&l, &timing, 1).unwrap();

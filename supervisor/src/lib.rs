@@ -643,6 +643,24 @@ mod tests {
         assert_eq!(policy_of_a_grandchild(other).await, "0");
     }
 
+    /// Waits up to 10 s for `cond`, looking every 10 ms (the supervisor's tasks run meanwhile).
+    async fn eventually(what: &str, mut cond: impl FnMut() -> bool) {
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while !cond() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "not within 10 s: {what}"
+            );
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
+    fn lines_equal(path: &Path, line: &str) -> usize {
+        std::fs::read_to_string(path)
+            .map(|text| text.lines().filter(|l| *l == line).count())
+            .unwrap_or(0)
+    }
+
     fn fast() -> RestartPolicy {
         RestartPolicy {
             initial_backoff: Duration::from_millis(20),
@@ -658,8 +676,11 @@ mod tests {
         let log = tmp.path().join("logs").join("c.log");
         let mut sup = Supervisor::new(fast());
         sup.spawn(sh("c", "echo run $EGRET_TEST_VAR; exit 3", &log));
-        tokio::time::sleep(Duration::from_millis(400)).await;
         let metrics = sup.metrics().clone();
+        eventually("2 restarts", || {
+            metrics.get(&restarts_key("c")).unwrap_or(0.0) >= 2.0
+        })
+        .await;
         let summary = sup.stop().await;
         assert_eq!(summary.len(), 1);
         assert!(summary[0].restarts >= 2, "{summary:?}");
@@ -709,10 +730,10 @@ mod tests {
         let log = tmp.path().join("r.log");
         let mut sup = Supervisor::new(fast());
         sup.spawn(sh("r", "echo up; exec sleep 30", &log));
-        tokio::time::sleep(Duration::from_millis(200)).await;
+        eventually("the first run's line", || lines_equal(&log, "up") == 1).await;
         assert!(sup.restart("r"));
         assert!(!sup.restart("nope"));
-        tokio::time::sleep(Duration::from_millis(300)).await;
+        eventually("the second run's line", || lines_equal(&log, "up") == 2).await;
         assert_eq!(sup.names(), vec!["r".to_string()]);
         assert_eq!(sup.metrics().get(&restarts_key("r")), Some(1.0));
         let summary = sup.stop().await;
@@ -728,8 +749,11 @@ mod tests {
         sup.spawn(sh("quiet", "exec sleep 30", &tmp.path().join("q.log")));
         sup.spawn(sh("dying", "exit 1", &tmp.path().join("d.log")));
         let writer = spawn_metrics_writer(sup.metrics().clone(), tmp.path(), "scheduler");
-        tokio::time::sleep(Duration::from_millis(200)).await;
         let metrics = sup.metrics().clone();
+        eventually("a restart of the dying child", || {
+            metrics.get(&restarts_key("dying")).unwrap_or(0.0) >= 1.0
+        })
+        .await;
         sup.stop().await;
         writer.abort();
         write_metrics_now(&metrics, tmp.path(), "scheduler");
@@ -772,9 +796,12 @@ mod tests {
                 code: 3
             }
         );
-        tokio::time::sleep(Duration::from_millis(300)).await;
+        let metrics = sup.metrics().clone();
+        eventually("a restart of the other child", || {
+            metrics.get(&restarts_key("other")).unwrap_or(0.0) >= 1.0
+        })
+        .await;
         assert_eq!(sup.metrics().get(&restarts_key("done")), Some(0.0));
-        assert!(sup.metrics().get(&restarts_key("other")).unwrap() >= 1.0);
         let summary = sup.stop().await;
         assert_eq!(summary[0].name, "done");
         assert_eq!(summary[0].restarts, 0);

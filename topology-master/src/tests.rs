@@ -971,7 +971,9 @@ async fn a_detached_kill_answers_at_once_then_kills_and_the_master_exits() {
     // with EXIT_TOPOLOGY_KILLED, on which the scheduler stops the topology:
     // see the scheduler's tests). It signals no process.
     exited(serving).await;
-    assert!(started.elapsed() >= killed_at + KILLED_GRACE - Duration::from_millis(100));
+    // KILLED came at least the message timeout (1 s) after `started`, and the grace
+    // starts there (`killed_at` is when this test saw it, which a loaded machine delays).
+    assert!(started.elapsed() >= Duration::from_secs(1) + KILLED_GRACE);
     assert!(
         TcpStream::connect(addr).await.is_err(),
         "nothing listens any more"

@@ -377,7 +377,9 @@ class OutboundSinkTest {
         AtomicInteger wakes = new AtomicInteger();
         sink.onWritable(wakes::incrementAndGet);
         sink.sendReady();
-        await("ready written", () -> w.written.size() == 1);
+        // The writer thread records the frame inside its write, and is idle only once it has
+        // also cleared the frame under the lock.
+        await("ready written", () -> w.written.size() == 1 && sink.queuedBytes() == 0);
         w.gate = new CountDownLatch(1);
         // Below half the bound, a spout may go on.
         int added = 0;
@@ -421,7 +423,9 @@ class OutboundSinkTest {
         SlowWriter w = new SlowWriter();
         OutboundSink sink = new OutboundSink(w, 2, TimeUnit.SECONDS.toNanos(10), 1 << 20);
         sink.sendReady();
-        await("ready written", () -> w.written.size() == 1);
+        // The writer thread records the frame inside its write, and is idle only once it has
+        // also cleared the frame under the lock.
+        await("ready written", () -> w.written.size() == 1 && sink.queuedBytes() == 0);
         w.broken = true;
         sink.add(tuple(1));
         sink.add(tuple(2));
@@ -490,7 +494,9 @@ class OutboundSinkTest {
         TryWriter w = new TryWriter();
         OutboundSink sink = new OutboundSink(w, 2, TimeUnit.SECONDS.toNanos(10), 1 << 20);
         sink.sendReady();
-        await("ready written", () -> w.written.size() == 1);
+        // The writer thread records the frame inside its write, and is idle only once it has
+        // also cleared the frame under the lock.
+        await("ready written", () -> w.written.size() == 1 && sink.queuedBytes() == 0);
         // A control frame is never tried: the writer thread wrote it.
         assertEquals("READY@sm-writer", w.written.get(0));
         w.room.set(1);
@@ -526,7 +532,9 @@ class OutboundSinkTest {
         TryWriter w = new TryWriter();
         OutboundSink sink = new OutboundSink(w, 2, TimeUnit.SECONDS.toNanos(10), 1 << 20);
         sink.sendReady();
-        await("ready written", () -> w.written.size() == 1);
+        // The writer thread records the frame inside its write, and is idle only once it has
+        // also cleared the frame under the lock.
+        await("ready written", () -> w.written.size() == 1 && sink.queuedBytes() == 0);
         w.broken = true;
         sink.add(tuple(1));
         sink.add(tuple(2));

@@ -60,9 +60,22 @@ class WindowPoliciesTest {
         });
         policy.start();
         assertTrue(fired.await(5, TimeUnit.SECONDS));
-        Thread.sleep(50);
-        FailedException e = assertThrows(FailedException.class, () -> policy.track(new EventImpl<>(1, 1)));
+        // The timer thread logs the failure and completes its future after the handler threw:
+        // track() passes until then, and throws from then on.
+        FailedException e = null;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (e == null) {
+            try {
+                policy.track(new EventImpl<>(1, 1));
+                assertTrue(System.nanoTime() < deadline, "track() never rethrew the timer's failure");
+                Thread.sleep(10);
+            } catch (FailedException thrown) {
+                e = thrown;
+            }
+        }
         assertEquals("bolt failed", e.getCause().getMessage());
+        FailedException again = assertThrows(FailedException.class, () -> policy.track(new EventImpl<>(2, 2)));
+        assertEquals("bolt failed", again.getCause().getMessage());
         policy.shutdown();
     }
 
