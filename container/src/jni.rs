@@ -16,6 +16,7 @@
 //! never on the runtime's threads); every executor runs on Java threads.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use egret_config::Environment;
 use egret_native::{EmbeddedJvm, JvmConfig, NativeConnection};
@@ -157,10 +158,28 @@ fn relay_connections(
             c.to_instance,
             c.from_instance,
             max_frame_bytes,
+            Some(Arc::new(NativeSendPath(c.send_path))),
         );
         if to_stream_manager.blocking_send(connection).is_err() {
             return;
         }
+    }
+}
+
+/// The port's route on the sending thread, as the stream manager installs it.
+struct NativeSendPath(Arc<egret_native::SendPath>);
+
+impl egret_stream_manager::SendPath for NativeSendPath {
+    fn install(&self, route: Box<dyn Fn(&bytes::Bytes) -> bool + Send + Sync>) {
+        self.0.install(route);
+    }
+
+    fn clear(&self) {
+        self.0.clear();
+    }
+
+    fn handled(&self) {
+        self.0.handled();
     }
 }
 

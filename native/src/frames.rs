@@ -17,6 +17,16 @@
 //!   buffer, are a `Bytes` owned by the port's bounded queue, then by
 //!   whichever side took it.
 //!
+//! Routing on the sending thread: while the stream manager serves a port it
+//! installs a [`SendPath`] route. A frame sent when nothing sent before it is
+//! still queued or being handled is offered to that route first, on the
+//! executor's own thread: a batch of tuples and acks that every destination
+//! can take without waiting is routed there and then (no hand-off to a
+//! stream manager thread). Anything else (a control message, a full
+//! destination, a throttled spout) goes through the queue as before, and so
+//! does every frame after it until the stream manager has handled it, so a
+//! port's frames keep their order.
+//!
 //! Blocking: `send0` blocks while the stream manager's queue toward the
 //! router is full (backpressure, as a full socket blocks its writer);
 //! `trySend0` never waits: it queues the frame only when there is room (the
@@ -30,8 +40,8 @@
 
 use std::collections::HashMap;
 use std::future::Future;
-use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 use std::task::{Context, Poll, Wake, Waker};
 use std::time::{Duration, Instant};
 
@@ -61,10 +71,99 @@ pub struct NativeConnection {
     pub to_instance: mpsc::Sender<Bytes>,
     /// Frames from the executor (ends when the executor closes its channel).
     pub from_instance: mpsc::Receiver<Bytes>,
+    /// Where the stream manager installs its route on the sending thread.
+    pub send_path: Arc<SendPath>,
+}
+
+/// Routes one frame on the thread that sends it: true when it did (the frame
+/// is then handled), false when the frame must be queued as usual.
+pub type RouteNow = Box<dyn Fn(&Bytes) -> bool + Send + Sync>;
+
+/// A port's route on the sending thread, installed by the stream manager
+/// while it serves the port, and the count of frames queued toward it that
+/// it has not handled yet (the route is only tried when that count is 0).
+#[derive(Default)]
+pub struct SendPath {
+    route: RwLock<Option<RouteNow>>,
+    queued: AtomicUsize,
+    /// Frames still queued without being offered, after the route refused one.
+    skip: AtomicUsize,
+}
+
+/// Frames queued without being offered to the route after it refused one: a
+/// refusal mostly means the pipeline is busy (a destination has not taken
+/// what it was handed), when the reader routing in parallel with the sender
+/// is faster, and offering costs a decode.
+pub const SKIP_AFTER_REFUSAL: usize = 8;
+
+impl std::fmt::Debug for SendPath {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SendPath")
+            .field("queued", &self.queued.load(Ordering::Relaxed))
+            .finish_non_exhaustive()
+    }
+}
+
+impl SendPath {
+    /// Frames are offered to `route` from now on.
+    pub fn install(&self, route: RouteNow) {
+        *self.route.write().unwrap_or_else(|e| e.into_inner()) = Some(route);
+    }
+
+    /// No frame is offered to a route any more (the stream manager stopped serving the port).
+    pub fn clear(&self) {
+        *self.route.write().unwrap_or_else(|e| e.into_inner()) = None;
+    }
+
+    /// The stream manager has handled one frame it took from the port's queue.
+    pub fn handled(&self) {
+        // Never below 0, whatever a caller does.
+        let _ = self
+            .queued
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1));
+    }
+
+    /// Whether the frame sent now is offered to the route: one is installed,
+    /// no frame sent before is still queued or being handled, and no refusal
+    /// was met in the last [`SKIP_AFTER_REFUSAL`] frames (each call counts one).
+    /// The port's sends are serialized by its Java channel.
+    fn offers(&self) -> bool {
+        if self.queued.load(Ordering::Acquire) != 0 {
+            return false;
+        }
+        let skip = self.skip.load(Ordering::Relaxed);
+        if skip > 0 {
+            self.skip.store(skip - 1, Ordering::Relaxed);
+            return false;
+        }
+        self.route
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_some()
+    }
+
+    /// Offers `frame` to the route (after [`SendPath::offers`]): true when it
+    /// was routed.
+    fn try_route(&self, frame: &Bytes) -> bool {
+        let routed = match self
+            .route
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+        {
+            Some(route) => route(frame),
+            None => false,
+        };
+        if !routed {
+            self.skip.store(SKIP_AFTER_REFUSAL, Ordering::Relaxed);
+        }
+        routed
+    }
 }
 
 struct Port {
     to_sm: mpsc::Sender<Bytes>,
+    send_path: Arc<SendPath>,
     from_sm: Mutex<Inbound>,
     closed: CancellationToken,
     /// Ends a [`receive_within`] early (a permit is kept when nobody waits).
@@ -119,11 +218,13 @@ pub fn open(instance_id: String, restarts: u64) -> Result<jlong, BridgeError> {
     let host = host()?;
     let (to_sm, from_instance) = mpsc::channel(PORT_QUEUE_FRAMES);
     let (to_instance, from_sm) = mpsc::channel(PORT_QUEUE_FRAMES);
+    let send_path = Arc::new(SendPath::default());
     let connection = NativeConnection {
         instance_id,
         restarts,
         to_instance,
         from_instance,
+        send_path: Arc::clone(&send_path),
     };
     host.connections
         .blocking_send(connection)
@@ -131,6 +232,7 @@ pub fn open(instance_id: String, restarts: u64) -> Result<jlong, BridgeError> {
     let handle = host.next.fetch_add(1, Ordering::Relaxed);
     let port = Arc::new(Port {
         to_sm,
+        send_path,
         from_sm: Mutex::new(Inbound {
             queue: from_sm,
             pending: None,
@@ -145,15 +247,26 @@ pub fn open(instance_id: String, restarts: u64) -> Result<jlong, BridgeError> {
     Ok(handle)
 }
 
-/// Queues one frame toward the stream manager; false when the port is closed.
+/// Routes one frame on this thread ([`SendPath`]) or queues it toward the
+/// stream manager, waiting for room; false when the port is closed.
 pub fn send(handle: jlong, frame: Bytes) -> Result<bool, BridgeError> {
     let port = port(handle)?;
+    if port.closed.is_cancelled() {
+        return Ok(false);
+    }
+    if port.send_path.offers() && port.send_path.try_route(&frame) {
+        return Ok(true);
+    }
+    port.send_path.queued.fetch_add(1, Ordering::AcqRel);
     let sent = futures::executor::block_on(async {
         tokio::select! {
             sent = port.to_sm.send(frame) => sent.is_ok(),
             () = port.closed.cancelled() => false,
         }
     });
+    if !sent {
+        port.send_path.handled();
+    }
     Ok(sent)
 }
 
@@ -168,9 +281,10 @@ pub enum TrySent {
     Closed,
 }
 
-/// Queues one frame toward the stream manager if its queue has room now,
-/// never waiting. `frame` makes the frame's bytes, and is called only once a
-/// place in the queue is held for them (no copy of a frame that would not be
+/// Routes one frame on this thread ([`SendPath`]) or queues it toward the
+/// stream manager if its queue has room now, never waiting. `frame` makes the
+/// frame's bytes; when no route may take it, it is called only once a place
+/// in the queue is held for them (no copy of a frame that would not be
 /// queued).
 pub fn try_send(
     handle: jlong,
@@ -180,12 +294,29 @@ pub fn try_send(
     if port.closed.is_cancelled() {
         return Ok(TrySent::Closed);
     }
+    if port.send_path.offers() {
+        let bytes = frame()?;
+        if port.send_path.try_route(&bytes) {
+            return Ok(TrySent::Sent);
+        }
+        return try_queue(&port, || Ok(bytes));
+    }
+    try_queue(&port, frame)
+}
+
+/// Queues the frame `frame` makes if the port's queue has room now (made only then).
+fn try_queue(
+    port: &Port,
+    frame: impl FnOnce() -> Result<Bytes, BridgeError>,
+) -> Result<TrySent, BridgeError> {
     let permit = match port.to_sm.try_reserve() {
         Ok(permit) => permit,
         Err(mpsc::error::TrySendError::Full(())) => return Ok(TrySent::Full),
         Err(mpsc::error::TrySendError::Closed(())) => return Ok(TrySent::Closed),
     };
-    permit.send(frame()?);
+    let bytes = frame()?;
+    port.send_path.queued.fetch_add(1, Ordering::AcqRel);
+    permit.send(bytes);
     Ok(TrySent::Sent)
 }
 

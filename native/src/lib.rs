@@ -10,6 +10,6 @@ pub mod host;
 pub mod jvm;
 
 pub use errors::BridgeError;
-pub use frames::NativeConnection;
+pub use frames::{NativeConnection, RouteNow, SendPath};
 pub use host::EmbeddedJvm;
 pub use jvm::JvmConfig;

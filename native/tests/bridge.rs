@@ -13,7 +13,7 @@
 
 use std::path::PathBuf;
 use std::process::Command;
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use bytes::Bytes;
 use egret_native::errors::{BridgeError, ThrowBridgeError};
@@ -109,6 +109,24 @@ public final class Probe {
     }
     public static String tryClose(String unused) {
         close0(tryHandle);
+        return "closed";
+    }
+    /** A port for the route on the sending thread. */
+    static long routeHandle;
+    public static String routeOpen(String unused) {
+        routeHandle = open0("probe-route", 0);
+        return "open";
+    }
+    /** Sends the text after "t:" with trySend0 or after "s:" with send0: the status. */
+    public static String routeSend(String spec) {
+        byte[] t = spec.substring(2).getBytes();
+        ByteBuffer out = ByteBuffer.allocateDirect(64);
+        out.put(t);
+        int status = spec.startsWith("s:") ? send0(routeHandle, out, t.length) : trySend0(routeHandle, out, t.length);
+        return Integer.toString(status);
+    }
+    public static String routeClose(String unused) {
+        close0(routeHandle);
         return "closed";
     }
 }
@@ -297,6 +315,18 @@ fn a_java_exception_in_a_callback_is_a_rust_error_with_class_and_message() {
     );
 }
 
+/// The next port opened, which must be `instance_id`'s.
+fn next_connection(instance_id: &str) -> NativeConnection {
+    let connection = jvm()
+        .connections
+        .lock()
+        .unwrap()
+        .blocking_recv()
+        .expect("a connection");
+    assert_eq!(connection.instance_id, instance_id);
+    connection
+}
+
 /// The tests that open ports take the connections in turn (one dispatcher).
 static PORTS: Mutex<()> = Mutex::new(());
 
@@ -309,13 +339,7 @@ fn try_send_queues_while_there_is_room_and_never_waits() {
     // One more than the port's queue holds: the last is refused (0) at once.
     let statuses = call_probe("tryFill", &(queue + 1).to_string());
     assert_eq!(statuses, format!("{}0", "1".repeat(queue)));
-    let mut connection = jvm()
-        .connections
-        .lock()
-        .unwrap()
-        .blocking_recv()
-        .expect("a connection");
-    assert_eq!(connection.instance_id, "probe-try");
+    let mut connection = next_connection("probe-try");
     // The queued frames come whole and in order; the refused one never comes.
     for i in 0..queue {
         let frame = connection.from_instance.blocking_recv().expect("a frame");
@@ -330,6 +354,66 @@ fn try_send_queues_while_there_is_room_and_never_waits() {
     drop(connection);
     assert_eq!(call_probe("tryOneMore", "late"), "-1");
     assert_eq!(call_probe("tryClose", ""), "closed");
+}
+
+#[test]
+fn a_frame_is_routed_on_the_sending_thread_only_while_nothing_sent_before_is_pending() {
+    let _ports = PORTS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    assert_eq!(call_probe("routeOpen", ""), "open");
+    let mut connection = next_connection("probe-route");
+    let routed = Arc::new(Mutex::new(Vec::<String>::new()));
+    let seen = Arc::clone(&routed);
+    // The route takes the frames whose text starts with "route".
+    connection.send_path.install(Box::new(move |frame: &Bytes| {
+        let text = String::from_utf8_lossy(frame).into_owned();
+        let take = text.starts_with("route");
+        if take {
+            seen.lock().unwrap().push(text);
+        }
+        take
+    }));
+    let mut next = |expected: &str| {
+        let frame = connection.from_instance.blocking_recv().expect("a frame");
+        assert_eq!(String::from_utf8_lossy(&frame), expected);
+    };
+    // Routed on the sending thread, by both sends: never queued.
+    assert_eq!(call_probe("routeSend", "t:route-1"), "1");
+    assert_eq!(call_probe("routeSend", "s:route-2"), "0");
+    // Refused by the route: queued, and what follows queues behind it until
+    // the stream manager has handled it.
+    assert_eq!(call_probe("routeSend", "t:other-3"), "1");
+    assert_eq!(call_probe("routeSend", "s:route-4"), "0");
+    assert_eq!(call_probe("routeSend", "t:route-5"), "1");
+    next("other-3");
+    connection.send_path.handled();
+    next("route-4");
+    connection.send_path.handled();
+    // route-5 is taken but not handled yet: still behind it.
+    next("route-5");
+    assert_eq!(call_probe("routeSend", "t:route-6"), "1");
+    connection.send_path.handled();
+    next("route-6");
+    connection.send_path.handled();
+    // Nothing pending, but the route refused a frame lately: the next frames
+    // are queued without being offered, then offered again.
+    for i in 0..frames::SKIP_AFTER_REFUSAL {
+        let text = format!("route-skipped-{i}");
+        assert_eq!(call_probe("routeSend", &format!("t:{text}")), "1");
+        next(&text);
+        connection.send_path.handled();
+    }
+    assert_eq!(call_probe("routeSend", "t:route-7"), "1");
+    assert_eq!(*routed.lock().unwrap(), ["route-1", "route-2", "route-7"]);
+    assert!(connection.from_instance.try_recv().is_err());
+    // No route: queued.
+    connection.send_path.clear();
+    assert_eq!(call_probe("routeSend", "s:route-8"), "0");
+    let frame = connection.from_instance.blocking_recv().expect("a frame");
+    assert_eq!(&frame[..], b"route-8");
+    assert_eq!(routed.lock().unwrap().len(), 3);
+    assert_eq!(call_probe("routeClose", ""), "closed");
 }
 
 #[test]

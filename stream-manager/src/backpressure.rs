@@ -523,7 +523,6 @@ impl Gauge {
     }
 
     /// Bytes held now.
-    #[cfg(test)]
     pub(crate) fn bytes(&self) -> u64 {
         self.lock().bytes
     }

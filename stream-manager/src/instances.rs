@@ -31,11 +31,11 @@ use tracing::{debug, error, info, warn};
 
 use crate::Shared;
 use crate::error_reports::{ErrorReportSettings, ErrorThrottle};
-use crate::router::{FrameSink, Source, TreeReceiver, TupleReceiver, next_batch};
+use crate::router::{
+    FrameSink, MAX_TREE_EVENTS_PER_FRAME, Source, TreeReceiver, TupleReceiver, next_batch,
+};
 use egret_proto::handshake::accept_checked;
 
-/// Tree events sent to an instance in one frame at most (about 30 bytes each).
-const MAX_TREE_EVENTS_PER_FRAME: usize = 16 * 1024;
 /// How long a connecting instance may take to send its hello.
 const HELLO_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -52,6 +52,20 @@ pub(crate) struct InstanceContext {
 pub type FrameStream =
     std::pin::Pin<Box<dyn futures::Stream<Item = Result<bytes::Bytes, FrameError>> + Send>>;
 
+/// A connection's route on the sending thread: the JNI bridge's port offers
+/// each frame its executor sends to the installed route first, on the
+/// executor's thread ([`crate::router::Router::route_now`]), while nothing
+/// it sent before is still queued or being handled (`handled` counts those
+/// down). A socket has none.
+pub trait SendPath: Send + Sync {
+    /// Frames are offered to `route` from now on: it returns true when it routed one.
+    fn install(&self, route: Box<dyn Fn(&bytes::Bytes) -> bool + Send + Sync>);
+    /// No frame is offered to a route any more.
+    fn clear(&self);
+    /// One frame taken from the connection's stream has been handled.
+    fn handled(&self);
+}
+
 /// One connection of an instance as the stream manager serves it: who it is
 /// (for a socket, the instance its hello proved; for the JNI bridge, the
 /// executor the process started) and its duplex stream of frames (the same
@@ -64,6 +78,12 @@ pub struct InstanceConnection {
     pub hosted_restarts: Option<u64>,
     pub sink: FrameSink,
     pub stream: FrameStream,
+    /// The JNI bridge's route on the sending thread; `None` for a socket.
+    pub send_path: Option<Arc<dyn SendPath>>,
+    /// The JNI bridge's queue toward the instance, which the router fills
+    /// itself once the instance is ready and its writer has nothing pending
+    /// (`router::DirectPort`); `None` for a socket.
+    pub direct: Option<mpsc::Sender<bytes::Bytes>>,
 }
 
 impl std::fmt::Debug for InstanceConnection {
@@ -79,13 +99,16 @@ impl InstanceConnection {
     /// JNI bridge's): a frame from the instance larger than `max_frame_bytes`
     /// ends it as the socket codec would; a closed queue is a closed connection.
     /// `restarts`: how often the process restarted the executor before.
+    /// `send_path`: the port's route on the sending thread, if it has one.
     pub fn from_channels(
         instance_id: String,
         restarts: u64,
         to_instance: mpsc::Sender<bytes::Bytes>,
         from_instance: mpsc::Receiver<bytes::Bytes>,
         max_frame_bytes: usize,
+        send_path: Option<Arc<dyn SendPath>>,
     ) -> Self {
+        let direct = send_path.as_ref().map(|_| to_instance.clone());
         let sink = tokio_util::sync::PollSender::new(to_instance)
             .sink_map_err(|_| {
                 FrameError::Io(std::io::Error::new(
@@ -116,6 +139,8 @@ impl InstanceConnection {
             hosted_restarts: Some(restarts),
             sink: Box::pin(sink),
             stream: Box::pin(stream),
+            send_path,
+            direct,
         }
     }
 }
@@ -124,6 +149,7 @@ pub(crate) enum InstanceEvent {
     Connected {
         connection: u64,
         sink: FrameSink,
+        direct: Option<mpsc::Sender<bytes::Bytes>>,
         superseded: oneshot::Sender<()>,
     },
     Ready {
@@ -192,6 +218,8 @@ async fn serve(shared: Arc<Shared>, stream: UnixStream) {
         hosted_restarts: None,
         sink: Box::pin(sink),
         stream: Box::pin(stream),
+        send_path: None,
+        direct: None,
     };
     serve_connection(shared, connection).await;
 }
@@ -224,6 +252,8 @@ async fn serve_connection(shared: Arc<Shared>, connection: InstanceConnection) {
         instance_id: id,
         sink,
         mut stream,
+        send_path,
+        direct,
         ..
     } = connection;
     let Some(events) = shared.instance_events.get(&id).cloned() else {
@@ -235,6 +265,7 @@ async fn serve_connection(shared: Arc<Shared>, connection: InstanceConnection) {
     let connected = InstanceEvent::Connected {
         connection,
         sink,
+        direct,
         superseded: superseded_tx,
     };
     if events.send(connected).await.is_err() {
@@ -245,6 +276,10 @@ async fn serve_connection(shared: Arc<Shared>, connection: InstanceConnection) {
         .get(&id)
         .map(|c| c.plan.component.clone())
         .unwrap_or_default();
+    let _send_path = send_path.map(|path| {
+        path.install(route_now(&shared, &id, &component));
+        Installed(path)
+    });
     // Only spouts are ever throttled; other readers never look. The pause
     // starts after `ready` has been read, so that tree events reach a spout
     // that connects while throttled.
@@ -279,6 +314,12 @@ async fn serve_connection(shared: Arc<Shared>, connection: InstanceConnection) {
             }
             frame = stream.next() => frame,
         };
+        // Counted down once this frame is handled, so the sender routes on its own thread again.
+        let _handled = frame.is_some().then(|| {
+            _send_path
+                .as_ref()
+                .map(|Installed(path)| HandledOnDrop(path.as_ref()))
+        });
         let body = match frame {
             None => {
                 info!(instance = %id, connection, "Instance closed its connection.");
@@ -385,6 +426,51 @@ async fn serve_connection(shared: Arc<Shared>, connection: InstanceConnection) {
     let _ = events.send(InstanceEvent::Lost { connection }).await;
 }
 
+/// The route [`serve_connection`] installs on a connection's sending thread: a
+/// batch of tuples and acks goes straight to the router, unless the instance
+/// is a spout whose component is throttled (its frames then wait in the queue
+/// the reader does not read, as a socket's do).
+fn route_now(
+    shared: &Arc<Shared>,
+    id: &str,
+    component: &str,
+) -> Box<dyn Fn(&bytes::Bytes) -> bool + Send + Sync> {
+    let shared = Arc::clone(shared);
+    let id = id.to_owned();
+    let component = component.to_owned();
+    let pressure = shared.router.pressure();
+    let throttle = pressure
+        .is_local_spout(&component)
+        .then(|| pressure.throttled());
+    Box::new(move |frame: &bytes::Bytes| {
+        if throttle
+            .as_ref()
+            .is_some_and(|t| t.borrow().contains(&component))
+        {
+            return false;
+        }
+        shared.router.route_now(frame, &id)
+    })
+}
+
+/// A route installed on a connection, cleared when its reader ends.
+struct Installed(Arc<dyn SendPath>);
+
+impl Drop for Installed {
+    fn drop(&mut self) {
+        self.0.clear();
+    }
+}
+
+/// Counts one frame of the connection's stream as handled when dropped.
+struct HandledOnDrop<'a>(&'a dyn SendPath);
+
+impl Drop for HandledOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.handled();
+    }
+}
+
 /// An instance JVM's heap in use, bytes (`JvmStats`), by instance id.
 pub const JVM_HEAP_USED: &str = "egret.jvm.heap.used-bytes";
 /// Its committed heap, bytes.
@@ -397,6 +483,9 @@ pub const JVM_GC_TIME_MS: &str = "egret.jvm.gc.time-ms";
 struct Current {
     connection: u64,
     sink: FrameSink,
+    /// The JNI bridge's queue toward the instance, published for the router
+    /// while the connection is ready.
+    direct: Option<mpsc::Sender<bytes::Bytes>>,
     _superseded: oneshot::Sender<()>,
     assigned: bool,
     ready: bool,
@@ -553,17 +642,29 @@ pub(crate) async fn writer(
     let throttled_now = |throttle: &mut watch::Receiver<
         Arc<std::collections::BTreeSet<String>>,
     >| { spout && throttle.borrow_and_update().contains(&component) };
+    // The router fills the instance's queue itself only while this writer's
+    // connection is ready; unpublished when the writer ends.
+    let direct = tuples.direct.clone().map(Unpublish);
+    let mut published: Option<u64> = None;
     loop {
+        if let Some(Unpublish(port)) = &direct {
+            let ready = current.as_ref().filter(|c| c.ready && c.direct.is_some());
+            let now = ready.map(|c| c.connection);
+            if now != published {
+                port.publish(ready.and_then(|c| c.direct.clone()));
+                published = now;
+            }
+        }
         tokio::select! {
             event = events.recv() => {
                 let Some(event) = event else { return };
                 match event {
-                    InstanceEvent::Connected { connection, sink, superseded } => {
+                    InstanceEvent::Connected { connection, sink, direct, superseded } => {
                         if current.is_some() {
                             info!(instance = %id, connection, "Instance reconnected: its new connection replaces the old one.");
                         }
                         connections = connections.saturating_add(1);
-                        current = Some(Current { connection, sink, _superseded: superseded, assigned: false, ready: false, state: 0, sampling_pct: 0.0, throttled: false, log_levels: Vec::new() });
+                        current = Some(Current { connection, sink, direct, _superseded: superseded, assigned: false, ready: false, state: 0, sampling_pct: 0.0, throttled: false, log_levels: Vec::new() });
                         let plan = plans.borrow().clone();
                         if let Some(plan) = plan {
                             sync(&shared, &context, &mut current, &plan).await;
@@ -638,12 +739,18 @@ pub(crate) async fn writer(
             events = trees.recv() => {
                 let Some(mut events) = events else { return };
                 // Take whatever else is queued: one frame for all of it.
+                let mut taken = 1;
                 while events.len() < MAX_TREE_EVENTS_PER_FRAME {
                     match trees.try_recv() {
-                        Ok(more) => events.extend(more),
+                        Ok(more) => {
+                            events.extend(more);
+                            taken += 1;
+                        }
                         Err(_) => break,
                     }
                 }
+                // Counted as written once this arm is over, whatever it does.
+                let _taken = direct.as_ref().map(|Unpublish(port)| TreesTaken(port, taken));
                 let Some(conn) = current.as_mut().filter(|c| c.ready) else {
                     // The instance fails every pending tree when it (re)connects.
                     debug!(instance = %id, dropped = events.len(), "Dropping tree events: the instance is not connected.");
@@ -659,6 +766,24 @@ pub(crate) async fn writer(
                 }
             }
         }
+    }
+}
+
+/// Unpublishes a writer's direct queue when the writer ends.
+struct Unpublish(Arc<crate::router::DirectPort>);
+
+impl Drop for Unpublish {
+    fn drop(&mut self) {
+        self.0.publish(None);
+    }
+}
+
+/// Counts batches of tree events the writer took as written when dropped.
+struct TreesTaken<'a>(&'a crate::router::DirectPort, usize);
+
+impl Drop for TreesTaken<'_> {
+    fn drop(&mut self) {
+        self.0.trees_taken(self.1);
     }
 }
 
@@ -678,8 +803,14 @@ mod tests {
     async fn an_in_process_connection_carries_whole_frames_both_ways_and_ends_like_a_socket() {
         let (to_instance, mut instance_reads) = mpsc::channel(2);
         let (instance_writes, from_instance) = mpsc::channel(2);
-        let mut c =
-            InstanceConnection::from_channels("count-1".into(), 0, to_instance, from_instance, 8);
+        let mut c = InstanceConnection::from_channels(
+            "count-1".into(),
+            0,
+            to_instance,
+            from_instance,
+            8,
+            None,
+        );
         assert_eq!(c.instance_id, "count-1");
 
         c.sink
@@ -738,8 +869,14 @@ mod tests {
     async fn an_in_process_connection_ends_when_the_instance_closes_it() {
         let (to_instance, _instance_reads) = mpsc::channel(1);
         let (instance_writes, from_instance) = mpsc::channel(1);
-        let mut c =
-            InstanceConnection::from_channels("split-0".into(), 0, to_instance, from_instance, 64);
+        let mut c = InstanceConnection::from_channels(
+            "split-0".into(),
+            0,
+            to_instance,
+            from_instance,
+            64,
+            None,
+        );
         drop(instance_writes);
         assert!(c.stream.next().await.is_none());
     }

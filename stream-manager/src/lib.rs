@@ -60,7 +60,7 @@ mod state;
 pub use delivery::{DeliveryTable, Destination, PlanError};
 pub use settings::{AckingSettings, BackpressureSettings, SettingsError};
 
-pub use instances::{FrameStream, InstanceConnection};
+pub use instances::{FrameStream, InstanceConnection, SendPath};
 use instances::{InstanceContext, InstanceEvent};
 use peers::PeerEvent;
 pub use router::FrameSink;

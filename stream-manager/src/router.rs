@@ -26,18 +26,31 @@
 //!   what one frame hands an instance (whose input queue is bounded in bytes)
 //!   stays small, and a queue's gauge drains in steps finer than the gap
 //!   between the watermarks;
+//! - with the JNI bridge, a batch may be routed on the executor thread that
+//!   sent it ([`Router::route_now`]) when every destination takes it without
+//!   waiting; a local instance that is ready and whose queue and writer hold
+//!   no tuples (its gauge is 0) is then handed its frame directly
+//!   ([`DirectPort`]), and tree events likewise when none are queued or being
+//!   written for it: nothing overtakes what one source sent before, since a
+//!   source's later batches only go direct once the gauge shows its earlier
+//!   ones written;
 //! - a tuple is never decoded: the router reads its `dest_task` from the wire
 //!   and forwards its encoded bytes ([`RawBatch`]), a slice of the frame it
 //!   came in, copied once, into the frame it goes out in.
 
 use std::collections::{BTreeSet, HashMap};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
+use bytes::Bytes;
 use egret_metrics::{MetricKey, Registry};
-use egret_proto::raw::RawBatch;
-use egret_proto::v1::{AckEntry, TreeEvent};
+use egret_proto::frame::encode_message;
+use egret_proto::raw::{self, Decoded, Outbound, RawBatch};
+use egret_proto::v1::{
+    AckEntry, InstanceToStreamManager, StreamManagerToInstance, TreeEvent, TreeEvents,
+    stream_manager_to_instance,
+};
 use tokio::sync::mpsc;
 use tracing::{debug, warn};
 
@@ -53,6 +66,8 @@ pub(crate) const TREE_QUEUE_CAPACITY: usize = 1024;
 const WARN_INTERVAL: Duration = Duration::from_secs(1);
 /// Tuples (and acks) re-batched into one frame at most.
 const MAX_TUPLES_PER_FRAME: usize = 16 * 1024;
+/// Tree events sent to an instance in one frame at most (about 30 bytes each).
+pub(crate) const MAX_TREE_EVENTS_PER_FRAME: usize = 16 * 1024;
 /// Encoded bytes of queued batches a writer merges into one frame at most,
 /// whatever the watermarks: large enough that per-frame costs do not matter
 /// (about 1000 tuples of 1 KiB). With the default watermarks (512 KiB /
@@ -102,8 +117,57 @@ pub(crate) struct TupleReceiver {
     held: Option<Queued>,
     /// Bytes merged into one frame at most ([`merge_cap`]).
     merge_cap: u64,
+    /// A local instance's queue that the router may fill itself.
+    pub(crate) direct: Option<Arc<DirectPort>>,
 }
 
+/// A local instance's own queue of frames (the JNI bridge's), published by
+/// its writer while its connection is ready, which the router fills itself
+/// when the writer has nothing pending: tuples when the slot's gauge is 0,
+/// tree events when no batch of them is queued or being written.
+#[derive(Default)]
+pub(crate) struct DirectPort {
+    sender: RwLock<Option<mpsc::Sender<Bytes>>>,
+    /// Batches of tree events in the slot's tree queue or being written.
+    trees_pending: AtomicUsize,
+}
+
+impl DirectPort {
+    /// The writer's current, ready connection's queue, or none.
+    pub(crate) fn publish(&self, sender: Option<mpsc::Sender<Bytes>>) {
+        *self.sender.write().unwrap_or_else(|e| e.into_inner()) = sender;
+    }
+
+    /// A place in the published queue, if there is one with room now.
+    fn reserve(&self) -> Option<mpsc::OwnedPermit<Bytes>> {
+        let sender = self
+            .sender
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()?;
+        sender.try_reserve_owned().ok()
+    }
+
+    /// A place in the published queue if the instance has taken everything
+    /// queued there (it keeps up: handing it a frame now costs no latency).
+    fn reserve_if_empty(&self) -> Option<mpsc::OwnedPermit<Bytes>> {
+        let guard = self.sender.read().unwrap_or_else(|e| e.into_inner());
+        let sender = guard.as_ref()?;
+        if sender.capacity() != sender.max_capacity() {
+            return None;
+        }
+        sender.clone().try_reserve_owned().ok()
+    }
+
+    /// The writer took `batches` batches of tree events and wrote (or dropped) them.
+    pub(crate) fn trees_taken(&self, batches: usize) {
+        let _ = self
+            .trees_pending
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                Some(n.saturating_sub(batches))
+            });
+    }
+}
 impl TupleReceiver {
     /// Bytes held by the queue and its writer now.
     #[cfg(test)]
@@ -175,6 +239,8 @@ struct Slot {
     gauge: Arc<Gauge>,
     /// `None` for a peer stream manager (tree events only go to local spouts).
     trees: Option<mpsc::Sender<Vec<TreeEvent>>>,
+    /// `None` for a peer stream manager.
+    direct: Option<Arc<DirectPort>>,
 }
 
 /// Where the router sends one task's tuples: an index into `slots`, and
@@ -261,11 +327,14 @@ impl Router {
                 .map(|c| c.iter().cloned().collect())
                 .unwrap_or_default();
             let gauge = Arc::new(Gauge::new(key, components, Arc::clone(&pressure)));
+            let direct = matches!(destination, Destination::Local(_))
+                .then(|| Arc::new(DirectPort::default()));
             let rx = TupleReceiver {
                 rx,
                 gauge: Arc::clone(&gauge),
                 held: None,
                 merge_cap: cap,
+                direct: direct.clone(),
             };
             let trees = match destination {
                 Destination::Local(id) => {
@@ -283,6 +352,7 @@ impl Router {
                 queue,
                 gauge,
                 trees,
+                direct,
             });
         };
         for id in instances {
@@ -415,6 +485,74 @@ impl Router {
         }
     }
 
+    /// Routes a frame an instance sends on its own thread (the JNI bridge's
+    /// [`crate::instances::SendPath`]), never waiting: true when it was a
+    /// batch of tuples and acks, its acks all of local spout tasks, whose
+    /// every destination is a ready local instance with nothing pending (its
+    /// gauge is 0) that has taken everything in its own queue: each is handed
+    /// its part directly. False, with nothing done, for anything else: the
+    /// frame then goes the usual way ([`Router::route`] on the connection's
+    /// reader). So the sending thread routes when the pipeline keeps up (a
+    /// hand-off less per frame, which at low rates is most of a frame's
+    /// cost), and under load the reader's thread routes in parallel with it.
+    pub(crate) fn route_now(&self, frame: &Bytes, id: &str) -> bool {
+        let Ok(Decoded::Tuples(batch)) = raw::decode_message::<InstanceToStreamManager>(
+            frame.clone(),
+            raw::INSTANCE_TO_STREAM_MANAGER_TUPLES,
+        ) else {
+            return false;
+        };
+        let all_local = batch.acks.iter().all(|ack| {
+            let task = ack.root.as_ref().map_or(0, |r| r.spout_task);
+            matches!(self.routes.get(task), Some((_, true)))
+        });
+        if !all_local {
+            return false;
+        }
+        let mut groups: Vec<RawBatch> = Vec::new();
+        groups.resize_with(self.slots.len(), RawBatch::default);
+        for tuple in batch.tuples {
+            match self.routes.get(tuple.dest_task) {
+                Some((slot, _)) if slot < groups.len() => groups[slot].tuples.push(tuple),
+                // Dropped and counted on the usual way.
+                _ => return false,
+            }
+        }
+        let mut places = Vec::new();
+        for (slot, group) in groups.iter().enumerate() {
+            if group.is_empty() {
+                continue;
+            }
+            let permit = self.slots.get(slot).and_then(|s| {
+                s.direct
+                    .as_ref()
+                    .filter(|_| s.gauge.bytes() == 0)
+                    .and_then(|d| d.reserve_if_empty())
+            });
+            match permit {
+                Some(permit) => places.push((slot, permit)),
+                None => return false,
+            }
+        }
+        if !batch.acks.is_empty() {
+            // All local: the groups take none of them.
+            self.apply_acks(batch.acks, Source::Instance(id), &mut groups);
+        }
+        for (slot, permit) in places {
+            let Some(group) = groups.get_mut(slot) else {
+                continue;
+            };
+            permit.send(
+                Outbound::Tuples {
+                    field: raw::STREAM_MANAGER_TO_INSTANCE_TUPLES,
+                    batch: std::mem::take(group),
+                }
+                .into_body(),
+            );
+        }
+        true
+    }
+
     /// Local roots go to the ledger now; remote ones into their peer's group.
     fn apply_acks(&self, acks: Vec<AckEntry>, source: Source<'_>, groups: &mut [RawBatch]) {
         let now = Instant::now();
@@ -469,9 +607,21 @@ impl Router {
                 continue;
             }
             let count = group.len() as u64;
-            if let Some(queue) = self.slots.get(slot).and_then(|s| s.trees.as_ref())
+            let Some(s) = self.slots.get(slot) else {
+                continue;
+            };
+            let Some(group) = send_trees_direct(s.direct.as_deref(), group) else {
+                continue;
+            };
+            if let Some(direct) = &s.direct {
+                direct.trees_pending.fetch_add(1, Ordering::AcqRel);
+            }
+            if let Some(queue) = s.trees.as_ref()
                 && queue.try_send(group).is_err()
             {
+                if let Some(direct) = &s.direct {
+                    direct.trees_taken(1);
+                }
                 let total = self.dropped_tree_events.fetch_add(count, Ordering::Relaxed) + count;
                 if self.warn_now() {
                     warn!(
@@ -577,6 +727,32 @@ impl Router {
             warn!(task, %source, dropped_total = dropped, "Dropping an ack: its spout task {why}.");
         }
     }
+}
+
+/// Hands `events` straight to a ready local instance when none of its tree
+/// events are queued or being written and its queue has room: `None` then,
+/// else the events back for its tree queue.
+fn send_trees_direct(
+    direct: Option<&DirectPort>,
+    events: Vec<TreeEvent>,
+) -> Option<Vec<TreeEvent>> {
+    let Some(direct) = direct else {
+        return Some(events);
+    };
+    if events.len() > MAX_TREE_EVENTS_PER_FRAME || direct.trees_pending.load(Ordering::Acquire) != 0
+    {
+        return Some(events);
+    }
+    let Some(permit) = direct.reserve() else {
+        return Some(events);
+    };
+    let message = StreamManagerToInstance {
+        message: Some(stream_manager_to_instance::Message::TreeEvents(
+            TreeEvents { events },
+        )),
+    };
+    permit.send(encode_message(&message));
+    None
 }
 
 /// Waits for one queued batch, then takes whatever else is already queued,
@@ -903,6 +1079,226 @@ mod tests {
             );
         }
         assert_eq!(n, 40);
+    }
+
+    /// The frame an instance sends for `batch`.
+    fn sent(batch: TupleBatch) -> Bytes {
+        encode_message(&InstanceToStreamManager {
+            message: Some(egret_proto::v1::instance_to_stream_manager::Message::Tuples(batch)),
+        })
+    }
+
+    /// A frame the router handed an instance directly.
+    fn received(frame: Bytes) -> StreamManagerToInstance {
+        use prost::Message;
+        StreamManagerToInstance::decode(frame).unwrap()
+    }
+
+    fn received_tuples(frame: Bytes) -> Vec<(i32, Bytes)> {
+        match received(frame).message {
+            Some(stream_manager_to_instance::Message::Tuples(batch)) => batch
+                .tuples
+                .into_iter()
+                .map(|t| (t.dest_task, t.values))
+                .collect(),
+            other => panic!("not tuples: {other:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn routing_on_the_sending_thread_goes_direct_only_when_nothing_is_pending() {
+        let (topology, packing) = sample();
+        let table = DeliveryTable::build(&topology, &packing, 1).unwrap();
+        let instances: Vec<String> = ["count-0", "split-0", "words-1"].map(String::from).to_vec();
+        let (router, mut rx) = Router::new(&table, &[2], &instances, no_spouts());
+        let count = rx.local.get_mut("count-0").unwrap();
+        let port = Arc::clone(count.direct.as_ref().unwrap());
+        let batch = |values: Vec<(i32, &'static [u8])>| {
+            sent(TupleBatch {
+                tuples: values.into_iter().map(|(t, v)| tuple(t, v)).collect(),
+                acks: Vec::new(),
+            })
+        };
+
+        // Not published (no ready connection): refused, for the reader to route.
+        assert!(!router.route_now(&batch(vec![(1, b"a")]), "split-0"));
+        assert_eq!(count.queued_bytes(), 0);
+
+        // Published, and nothing pending: handed over directly.
+        let (tx, mut direct) = mpsc::channel(4);
+        port.publish(Some(tx));
+        assert!(router.route_now(&batch(vec![(1, b"a"), (2, b"b")]), "split-0"));
+        assert_eq!(
+            received_tuples(direct.try_recv().unwrap()),
+            vec![(1, Bytes::from_static(b"a")), (2, Bytes::from_static(b"b"))]
+        );
+        assert_eq!(count.queued_bytes(), 0);
+
+        // The reader queued a batch: nothing overtakes it, queued or being written.
+        router
+            .route(tuples(vec![tuple(1, b"c")]), Source::Instance("split-0"))
+            .await;
+        assert!(!router.route_now(&batch(vec![(1, b"d")]), "split-0"));
+        let (queued, in_flight) = next_batch(count, 1 << 20).await.unwrap();
+        assert_eq!(
+            queued.to_batch().unwrap().tuples[0].values,
+            Bytes::from_static(b"c")
+        );
+        assert!(!router.route_now(&batch(vec![(1, b"d")]), "split-0"));
+        drop(in_flight);
+        assert!(direct.try_recv().is_err(), "nothing went direct meanwhile");
+        assert!(router.route_now(&batch(vec![(1, b"d")]), "split-0"));
+
+        // The instance has not taken what it was handed: refused (the reader
+        // routes while the instance catches up), and nothing half done.
+        assert!(!router.route_now(&batch(vec![(1, b"e")]), "split-0"));
+        assert!(!router.route_now(&batch(vec![(7, b"f"), (1, b"e")]), "split-0"));
+        assert_eq!(
+            received_tuples(direct.try_recv().unwrap())[0].1,
+            Bytes::from_static(b"d")
+        );
+        assert!(direct.try_recv().is_err());
+        assert!(rx.local.get_mut("words-1").unwrap().try_recv().is_err());
+
+        // A remote task needs the peer's queue: refused.
+        assert!(!router.route_now(&batch(vec![(1, b"g"), (3, b"h")]), "split-0"));
+        assert!(rx.remote.get_mut(&2).unwrap().try_recv().is_err());
+        assert!(direct.try_recv().is_err());
+
+        // Unpublished (the connection is gone): refused.
+        port.publish(None);
+        assert!(!router.route_now(&batch(vec![(1, b"j")]), "split-0"));
+        assert!(direct.try_recv().is_err());
+    }
+
+    #[tokio::test]
+    async fn routing_on_the_sending_thread_leaves_what_it_cannot_finish_untouched() {
+        let (topology, packing) = sample();
+        let table = DeliveryTable::build(&topology, &packing, 1).unwrap();
+        let instances: Vec<String> = ["count-0", "split-0", "words-1"].map(String::from).to_vec();
+        let (router, mut rx) = Router::new(&table, &[2], &instances, no_spouts());
+        // Both instances ready, and a batch for them goes direct.
+        let (tx, mut direct) = mpsc::channel(4);
+        for id in ["count-0", "words-1"] {
+            rx.local[id]
+                .direct
+                .as_ref()
+                .unwrap()
+                .publish(Some(tx.clone()));
+        }
+        assert!(router.route_now(
+            &sent(tuples(vec![tuple(1, b"a")]).to_batch().unwrap()),
+            "split-0"
+        ));
+        assert!(direct.try_recv().is_ok());
+        let no = |frame: Bytes, why: &str| {
+            assert!(!router.route_now(&frame, "split-0"), "{why}");
+        };
+        // An unknown task (dropped and counted by the usual way), a peer's spout
+        // task in an ack, a frame that is not tuples, and garbage.
+        no(
+            sent(
+                tuples(vec![tuple(1, b"a"), tuple(99, b"x")])
+                    .to_batch()
+                    .unwrap(),
+            ),
+            "unknown task",
+        );
+        no(
+            sent(TupleBatch {
+                tuples: vec![tuple(1, b"a")],
+                acks: vec![ack(AckKind::Ack, 3, 5, 9)],
+            }),
+            "an ack for a remote spout task",
+        );
+        no(
+            encode_message(&InstanceToStreamManager {
+                message: Some(egret_proto::v1::instance_to_stream_manager::Message::Ready(
+                    Default::default(),
+                )),
+            }),
+            "a control message",
+        );
+        no(Bytes::from_static(b"\xff\xff\xff"), "garbage");
+        assert_eq!(router.dropped(), 0);
+        assert_eq!(router.dropped_acks(), 0);
+        assert!(
+            rx.local.get_mut("count-0").unwrap().try_recv().is_err(),
+            "nothing routed"
+        );
+        assert!(rx.remote.get_mut(&2).unwrap().try_recv().is_err());
+
+        // A full destination queue: nothing of the batch goes anywhere, and its
+        // acks are not applied (the reader will route the whole frame).
+        for _ in 0..QUEUE_CAPACITY {
+            router
+                .route(tuples(vec![tuple(7, b"w")]), Source::Instance("x"))
+                .await;
+        }
+        no(
+            sent(TupleBatch {
+                tuples: vec![tuple(1, b"a"), tuple(7, b"b")],
+                acks: vec![ack(AckKind::Init, 4, 77, 0b1)],
+            }),
+            "a full queue",
+        );
+        assert!(rx.local.get_mut("count-0").unwrap().try_recv().is_err());
+        let mut ledger_pending = 0;
+        router.each_ledger(|l| ledger_pending += l.pending());
+        assert_eq!(ledger_pending, 0, "the INIT was not applied");
+        assert!(direct.try_recv().is_err(), "nothing went direct");
+    }
+
+    #[tokio::test]
+    async fn tree_events_go_direct_only_when_none_are_queued_or_being_written() {
+        let (topology, packing) = sample();
+        let table = DeliveryTable::build(&topology, &packing, 1).unwrap();
+        let instances: Vec<String> = ["count-0", "split-0", "words-1"].map(String::from).to_vec();
+        let (router, mut rx) = Router::new(&table, &[2], &instances, no_spouts());
+        let port = Arc::clone(rx.local["split-0"].direct.as_ref().unwrap());
+        let complete = |key: u64| {
+            sent(TupleBatch {
+                tuples: Vec::new(),
+                acks: vec![
+                    ack(AckKind::Init, 4, key, 0b1),
+                    ack(AckKind::Ack, 4, key, 0b1),
+                ],
+            })
+        };
+        let root = |events: &[TreeEvent]| {
+            events
+                .iter()
+                .map(|e| e.root.unwrap().key)
+                .collect::<Vec<_>>()
+        };
+
+        // Not published: the tree queue.
+        assert!(router.route_now(&complete(1), "count-0"));
+        let trees = rx.trees.get_mut("split-0").unwrap();
+        let queued = trees.try_recv().unwrap();
+        assert_eq!(root(&queued), vec![1]);
+        // The writer has taken it and not written it yet: the next one queues too.
+        let (tx, mut direct) = mpsc::channel(4);
+        port.publish(Some(tx));
+        assert!(router.route_now(&complete(2), "count-0"));
+        assert!(
+            direct.try_recv().is_err(),
+            "nothing overtakes a batch being written"
+        );
+        port.trees_taken(1);
+        assert_eq!(root(&trees.try_recv().unwrap()), vec![2]);
+        port.trees_taken(1);
+
+        // Nothing pending: direct, as one TreeEvents frame.
+        assert!(router.route_now(&complete(3), "count-0"));
+        match received(direct.try_recv().unwrap()).message {
+            Some(stream_manager_to_instance::Message::TreeEvents(events)) => {
+                assert_eq!(root(&events.events), vec![3]);
+                assert_eq!(events.events[0].outcome, TreeOutcome::Completed as i32);
+            }
+            other => panic!("not tree events: {other:?}"),
+        }
+        assert!(trees.try_recv().is_err());
     }
 
     #[tokio::test]
