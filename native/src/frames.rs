@@ -123,10 +123,10 @@ impl SendPath {
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1));
     }
 
-    /// Whether the frame sent now is offered to the route: one is installed,
-    /// no frame sent before is still queued or being handled, and no refusal
-    /// was met in the last [`SKIP_AFTER_REFUSAL`] frames (each call counts one).
-    /// The port's sends are serialized by its Java channel.
+    /// Whether the frame sent now is offered to the route: no frame sent
+    /// before is still queued or being handled, and no refusal was met in the
+    /// last [`SKIP_AFTER_REFUSAL`] frames (each call counts one). The port's
+    /// sends are serialized by its Java channel.
     fn offers(&self) -> bool {
         if self.queued.load(Ordering::Acquire) != 0 {
             return false;
@@ -136,14 +136,11 @@ impl SendPath {
             self.skip.store(skip - 1, Ordering::Relaxed);
             return false;
         }
-        self.route
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .is_some()
+        true
     }
 
     /// Offers `frame` to the route (after [`SendPath::offers`]): true when it
-    /// was routed.
+    /// was routed; false, as a refusal, when none is installed.
     fn try_route(&self, frame: &Bytes) -> bool {
         let routed = match self
             .route

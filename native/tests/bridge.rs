@@ -423,9 +423,7 @@ fn frames_cross_whole_in_both_directions_and_a_closed_end_reads_minus_one() {
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     let vm = &jvm().vm;
     let echo = std::thread::spawn(|| {
-        let mut connections = jvm().connections.lock().unwrap();
-        let mut connection = connections.blocking_recv().expect("a connection");
-        assert_eq!(connection.instance_id, "probe-1");
+        let mut connection = next_connection("probe-1");
         assert_eq!(
             connection.restarts, 3,
             "the restart count the executor opened with"
@@ -472,13 +470,7 @@ fn a_read_within_a_timeout_returns_without_a_frame_when_woken_and_takes_one_that
         started.elapsed() < std::time::Duration::from_secs(20),
         "the woken read waited out its timeout"
     );
-    let connection = jvm()
-        .connections
-        .lock()
-        .unwrap()
-        .blocking_recv()
-        .expect("a connection");
-    assert_eq!(connection.instance_id, "probe-within");
+    let connection = next_connection("probe-within");
     let sender = std::thread::spawn(move || {
         // Most likely while the Java side waits in receiveWithin0: the waker unparks it.
         std::thread::sleep(std::time::Duration::from_millis(100));

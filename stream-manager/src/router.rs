@@ -138,22 +138,13 @@ impl DirectPort {
         *self.sender.write().unwrap_or_else(|e| e.into_inner()) = sender;
     }
 
-    /// A place in the published queue, if there is one with room now.
-    fn reserve(&self) -> Option<mpsc::OwnedPermit<Bytes>> {
-        let sender = self
-            .sender
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()?;
-        sender.try_reserve_owned().ok()
-    }
-
-    /// A place in the published queue if the instance has taken everything
-    /// queued there (it keeps up: handing it a frame now costs no latency).
-    fn reserve_if_empty(&self) -> Option<mpsc::OwnedPermit<Bytes>> {
+    /// A place in the published queue, if there is one with room now; with
+    /// `only_if_empty`, only if the instance has taken everything queued there
+    /// (it keeps up: handing it a frame now costs no latency).
+    fn reserve(&self, only_if_empty: bool) -> Option<mpsc::OwnedPermit<Bytes>> {
         let guard = self.sender.read().unwrap_or_else(|e| e.into_inner());
         let sender = guard.as_ref()?;
-        if sender.capacity() != sender.max_capacity() {
+        if only_if_empty && sender.capacity() != sender.max_capacity() {
             return None;
         }
         sender.clone().try_reserve_owned().ok()
@@ -527,7 +518,7 @@ impl Router {
                 s.direct
                     .as_ref()
                     .filter(|_| s.gauge.bytes() == 0)
-                    .and_then(|d| d.reserve_if_empty())
+                    .and_then(|d| d.reserve(true))
             });
             match permit {
                 Some(permit) => places.push((slot, permit)),
@@ -743,7 +734,7 @@ fn send_trees_direct(
     {
         return Some(events);
     }
-    let Some(permit) = direct.reserve() else {
+    let Some(permit) = direct.reserve(false) else {
         return Some(events);
     };
     let message = StreamManagerToInstance {
