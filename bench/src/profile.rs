@@ -14,6 +14,12 @@
 //!   `--profile`, and the reason is reported in [`Profile::notes`];
 //! - the flame graph is made by the `inferno` crate from `perf script`'s
 //!   text (collapsed stacks, then SVG), the same way `cargo flamegraph` does;
+//! - a JVM's first flight recording throws away much of its JIT-compiled
+//!   code (measured: 2 370 compiled methods down to 1 407 in a loaded
+//!   embedded JVM, and several seconds of mostly interpreted executors while
+//!   it recompiled), so every JVM that may be recorded starts and stops a
+//!   throwaway recording when the warm-up starts ([`prime_flight_recorders`]):
+//!   the window's recording, its second, finds the code compiled again;
 //! - a stream manager hosting a JVM (the JNI bridge) is asked for a perf map
 //!   of its JIT-compiled code at the window's end (`jcmd Compiler.perfmap`,
 //!   `/tmp/perf-PID.map`, where `perf script` looks), so the flame graph
@@ -38,6 +44,8 @@ const LIBJVM: &str = "/libjvm.so";
 const PERF_FREQUENCY: &str = "199";
 /// The JFR recording's name in the JVM.
 const JFR_NAME: &str = "egret-bench";
+/// The throwaway recording of the warm-up ([`prime_flight_recorders`]).
+const JFR_WARMUP_NAME: &str = "egret-bench-warmup";
 /// Where a JVM's `Compiler.perfmap` writes, and `perf script` reads, the
 /// symbols of process PID's JIT-compiled code (`perf-PID.map`).
 const PERF_MAP_DIR: &str = "/tmp";
@@ -85,6 +93,62 @@ pub fn targets(members: &[Member]) -> Targets {
         jit_hosts,
         instance,
     }
+}
+
+/// The JVMs among `members` that a window may record: the instance JVMs, and
+/// the stream managers hosting a JVM (the JNI bridge).
+pub fn recordable_jvms(members: &[Member]) -> Vec<i32> {
+    members
+        .iter()
+        .filter(|m| {
+            m.cmdline.contains(INSTANCE_MAIN)
+                || (m.hosts_jvm && m.cmdline.split(' ').any(|a| a == STMGR_ARG))
+        })
+        .map(|m| m.pid)
+        .collect()
+}
+
+/// Starts and at once stops a throwaway flight recording in every JVM among
+/// `live` that a window may record, so that the JIT code the first recording
+/// discards is compiled again by the window's start (call it when the warm-up
+/// starts). Returns what failed, one note each; a failure costs the run
+/// nothing but a window that starts with that JVM's code being recompiled.
+pub fn prime_flight_recorders(jcmd: &Path, live: &[i32]) -> Vec<String> {
+    prime_flight_recorders_of(jcmd, &recordable_jvms(&members(live)))
+}
+
+/// [`prime_flight_recorders`] of the JVMs `pids`.
+fn prime_flight_recorders_of(jcmd: &Path, pids: &[i32]) -> Vec<String> {
+    let mut notes = Vec::new();
+    for &pid in pids {
+        // jcmd exits 0 when the JVM refuses a command: its answer tells.
+        for (command, extra, done) in [
+            ("JFR.start", Some("settings=profile"), "Started recording"),
+            ("JFR.stop", None, "Stopped recording"),
+        ] {
+            let mut cmd = Command::new(jcmd);
+            cmd.arg(pid.to_string())
+                .arg(command)
+                .arg(format!("name={JFR_WARMUP_NAME}"));
+            cmd.args(extra).stdin(Stdio::null());
+            match cmd.output() {
+                Ok(o)
+                    if o.status.success() && String::from_utf8_lossy(&o.stdout).contains(done) => {}
+                Ok(o) => {
+                    notes.push(format!(
+                        "jcmd {pid} {command} (warm-up) failed: {}",
+                        String::from_utf8_lossy(&o.stdout).trim()
+                    ));
+                    break;
+                }
+                Err(e) => {
+                    notes.push(format!("{} could not run: {e}", jcmd.display()));
+                    break;
+                }
+            }
+        }
+    }
+    notes
 }
 
 /// The pid of the member with the most CPU so far (the lowest pid on a tie).
@@ -519,6 +583,76 @@ mod tests {
         // without a JVM: its attach mechanism sends that process SIGQUIT.)
         let e = write_perf_map(Path::new("/nonexistent/jcmd"), pid).unwrap_err();
         assert!(e.contains("/nonexistent/jcmd could not run"), "{e}");
+    }
+
+    #[test]
+    fn the_jvms_a_window_may_record_are_the_instances_and_the_stream_managers_hosting_one() {
+        let members = [
+            m(10, "/bin/egret local app.jar com.M", 50),
+            m(12, "/bin/egret stmgr --topology t --container 1", 300),
+            m(
+                13,
+                "java -cp x dev.egret.instance.InstanceMain --instance spout-0",
+                900,
+            ),
+            jni_stmgr(15, 10),
+            m(16, "java -cp x dev.egret.client.SubmitterMain com.M", 10),
+        ];
+        assert_eq!(recordable_jvms(&members), vec![13, 15]);
+    }
+
+    /// `jcmd PID COMMAND`'s answer, retried until the JVM attaches (30 s).
+    fn jcmd_answer(pid: i32, command: &str) -> String {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        loop {
+            let out = Command::new("jcmd")
+                .arg(pid.to_string())
+                .arg(command)
+                .output()
+                .unwrap();
+            let text = String::from_utf8_lossy(&out.stdout).into_owned();
+            if out.status.success() && text.contains("Repository path") {
+                return text;
+            }
+            assert!(std::time::Instant::now() < deadline, "{text}");
+            std::thread::sleep(std::time::Duration::from_millis(200));
+        }
+    }
+
+    #[test]
+    fn the_warm_up_starts_and_stops_a_flight_recording_in_each_recordable_jvm() {
+        let jvm = WaitingJvm::start();
+        let pid = jvm.pid();
+        // Once it answers, its flight recorder has never run.
+        assert!(
+            jcmd_answer(pid, "JFR.configure").contains("Repository path: N/A"),
+            "a fresh JVM's flight recorder has a repository"
+        );
+        let me = i32::try_from(std::process::id()).unwrap();
+        // Only the JVMs a window may record: the waiting JVM's command line is
+        // not an instance's, so here nothing is primed.
+        assert!(prime_flight_recorders(Path::new("jcmd"), &[me, pid]).is_empty());
+        assert!(jcmd_answer(pid, "JFR.configure").contains("Repository path: N/A"));
+        // As an instance JVM it is: the recorder ran (its repository exists)
+        // and no recording is left running.
+        let notes = prime_flight_recorders_of(Path::new("jcmd"), &[pid]);
+        assert!(notes.is_empty(), "{notes:?}");
+        let config = jcmd_answer(pid, "JFR.configure");
+        assert!(!config.contains("Repository path: N/A"), "{config}");
+        let out = Command::new("jcmd")
+            .arg(pid.to_string())
+            .arg("JFR.check")
+            .output()
+            .unwrap();
+        let check = String::from_utf8_lossy(&out.stdout);
+        assert!(check.contains("No available recordings"), "{check}");
+        // No jcmd: a note naming it, not a panic.
+        let notes = prime_flight_recorders_of(Path::new("/nonexistent/jcmd"), &[pid]);
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(
+            notes[0].contains("/nonexistent/jcmd could not run"),
+            "{notes:?}"
+        );
     }
 
     #[test]

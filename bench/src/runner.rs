@@ -238,9 +238,14 @@ fn unix_ms() -> u64 {
         .unwrap_or(0)
 }
 
-/// Told when a run's measured window starts (with the run's live processes)
-/// and when it ends, before the run is stopped (`--profile` records then).
+/// Told when a run's warm-up starts, when its measured window starts (each
+/// with the run's live processes) and when the window ends, before the run is
+/// stopped (`--profile` records then, and readies its recorders in the
+/// warm-up).
 pub trait WindowObserver {
+    /// The warm-up starts (the first tuple went through, or the start-up
+    /// timed out); the window starts no sooner than the warm-up's length later.
+    fn warmup_started(&mut self, _live_pids: &[i32]) {}
     fn window_started(&mut self, live_pids: &[i32]);
     fn window_ended(&mut self);
 }
@@ -341,12 +346,14 @@ pub fn run_observed(
             }
             if snap.flowing() {
                 warming = Some(now);
+                observer.warmup_started(&running.account.live_pids());
                 let first = snap
                     .first_tuple_ms()
                     .map(|ms| Duration::from_millis(ms.saturating_sub(spawned_unix_ms)));
                 tracing::info!(system = %launch.system, after = ?now - spawned, first_tuple_after = ?first, "The first tuple went through; warming up.");
             } else if now - spawned >= timing.startup_timeout {
                 warming = Some(now);
+                observer.warmup_started(&running.account.live_pids());
                 if hook_seen {
                     tracing::warn!(
                         system = %launch.system,
@@ -476,13 +483,20 @@ mod tests {
 
     #[derive(Default)]
     struct Seen {
+        warming: Vec<i32>,
         started: Vec<i32>,
         ended: bool,
     }
 
     impl WindowObserver for Seen {
+        fn warmup_started(&mut self, live_pids: &[i32]) {
+            assert!(self.warming.is_empty(), "a second warm-up");
+            assert!(self.started.is_empty(), "warming up after the start");
+            self.warming = live_pids.to_vec();
+        }
         fn window_started(&mut self, live_pids: &[i32]) {
             assert!(!self.ended, "started after the end");
+            assert!(!self.warming.is_empty(), "started without a warm-up");
             self.started = live_pids.to_vec();
         }
         fn window_ended(&mut self) {
@@ -492,7 +506,7 @@ mod tests {
     }
 
     #[test]
-    fn the_observer_is_told_when_the_window_starts_and_ends() {
+    fn the_observer_is_told_when_the_warm_up_and_the_window_start_and_when_it_ends() {
         let tmp = tempfile::tempdir().unwrap();
         let script = format!("{}; sleep 30", write_hook(&hook_file(5, "1:5")));
         let l = launch(tmp.path(), &script);
@@ -505,7 +519,8 @@ mod tests {
         let (r, _) = run_observed(&l, &timing, 1, &mut seen).unwrap();
         assert!(r.hook_reported);
         assert!(seen.ended);
-        // The run's shell and its sleep were alive at the window's start.
+        // The run's shell and its sleep were alive at the warm-up's and the window's start.
+        assert!(seen.warming.len() >= 2, "{:?}", seen.warming);
         assert!(seen.started.len() >= 2, "{:?}", seen.started);
     }
 

@@ -455,6 +455,7 @@ pub fn run(args: BenchArgs, conf: Vec<String>, java: String) -> anyhow::Result<(
             dir: launch.cwd.clone(),
             jcmd: egret_bench::profile::jcmd_beside(&plan.java),
             title: format!("{system} stream managers, {} round {round}", workload_name),
+            warmup_notes: Vec::new(),
             recorders: None,
             profile: None,
         };
@@ -577,11 +578,19 @@ struct Profiler {
     dir: PathBuf,
     jcmd: PathBuf,
     title: String,
+    /// What readying the flight recorders in the warm-up could not do.
+    warmup_notes: Vec<String>,
     recorders: Option<egret_bench::profile::Recorders>,
     profile: Option<egret_bench::profile::Profile>,
 }
 
 impl runner::WindowObserver for Profiler {
+    fn warmup_started(&mut self, live_pids: &[i32]) {
+        if self.enabled {
+            self.warmup_notes = egret_bench::profile::prime_flight_recorders(&self.jcmd, live_pids);
+        }
+    }
+
     fn window_started(&mut self, live_pids: &[i32]) {
         if self.enabled {
             self.recorders = Some(egret_bench::profile::Recorders::start(
@@ -592,7 +601,9 @@ impl runner::WindowObserver for Profiler {
 
     fn window_ended(&mut self) {
         if let Some(recorders) = self.recorders.take() {
-            self.profile = Some(recorders.finish(&self.title));
+            let mut profile = recorders.finish(&self.title);
+            profile.notes.append(&mut self.warmup_notes);
+            self.profile = Some(profile);
         }
     }
 }
