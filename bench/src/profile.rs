@@ -119,36 +119,46 @@ pub fn prime_flight_recorders(jcmd: &Path, live: &[i32]) -> Vec<String> {
 
 /// [`prime_flight_recorders`] of the JVMs `pids`.
 fn prime_flight_recorders_of(jcmd: &Path, pids: &[i32]) -> Vec<String> {
-    let mut notes = Vec::new();
-    for &pid in pids {
-        // jcmd exits 0 when the JVM refuses a command: its answer tells.
-        for (command, extra, done) in [
-            ("JFR.start", Some("settings=profile"), "Started recording"),
-            ("JFR.stop", None, "Stopped recording"),
-        ] {
-            let mut cmd = Command::new(jcmd);
-            cmd.arg(pid.to_string())
-                .arg(command)
-                .arg(format!("name={JFR_WARMUP_NAME}"));
-            cmd.args(extra).stdin(Stdio::null());
-            match cmd.output() {
-                Ok(o)
-                    if o.status.success() && String::from_utf8_lossy(&o.stdout).contains(done) => {}
-                Ok(o) => {
-                    notes.push(format!(
-                        "jcmd {pid} {command} (warm-up) failed: {}",
-                        String::from_utf8_lossy(&o.stdout).trim()
-                    ));
-                    break;
-                }
-                Err(e) => {
-                    notes.push(format!("{} could not run: {e}", jcmd.display()));
-                    break;
-                }
-            }
-        }
+    let name = format!("name={JFR_WARMUP_NAME}");
+    pids.iter()
+        .filter_map(|&pid| {
+            jfr_command(jcmd, pid, "JFR.start", &[&name, "settings=profile"])
+                .and_then(|()| jfr_command(jcmd, pid, "JFR.stop", &[&name]))
+                .err()
+        })
+        .collect()
+}
+
+/// What the JVM answers a flight recorder command with when it did it.
+fn jfr_done(command: &str) -> &'static str {
+    if command == "JFR.start" {
+        "Started recording"
+    } else {
+        "Stopped recording"
     }
-    notes
+}
+
+/// `jcmd PID COMMAND ARGS...` for `JFR.start` or `JFR.stop`; an error naming
+/// what failed. jcmd exits 0 when the JVM refuses a command (a recording it
+/// does not have, a bad setting): its answer tells.
+fn jfr_command(jcmd: &Path, pid: i32, command: &str, args: &[&str]) -> Result<(), String> {
+    let out = Command::new(jcmd)
+        .arg(pid.to_string())
+        .arg(command)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("{} could not run: {e}", jcmd.display()))?;
+    let answer = String::from_utf8_lossy(&out.stdout);
+    if out.status.success() && answer.contains(jfr_done(command)) {
+        Ok(())
+    } else {
+        Err(format!(
+            "jcmd {pid} {command} {} failed: {}",
+            args.join(" "),
+            answer.trim()
+        ))
+    }
 }
 
 /// The pid of the member with the most CPU so far (the lowest pid on a tie).
@@ -293,26 +303,11 @@ impl Recorders {
                 None
             }
             Some(pid) => {
-                let out = Command::new(jcmd)
-                    .arg(pid.to_string())
-                    .arg("JFR.start")
-                    .arg(format!("name={JFR_NAME}"))
-                    .arg("settings=profile")
-                    .stdin(Stdio::null())
-                    .output();
-                match out {
-                    Ok(o) if o.status.success() => {
-                        Some((pid, dir.join(format!("instance-{pid}.jfr"))))
-                    }
-                    Ok(o) => {
-                        notes.push(format!(
-                            "jcmd {pid} JFR.start failed: {}",
-                            String::from_utf8_lossy(&o.stdout).trim()
-                        ));
-                        None
-                    }
+                let name = format!("name={JFR_NAME}");
+                match jfr_command(jcmd, pid, "JFR.start", &[&name, "settings=profile"]) {
+                    Ok(()) => Some((pid, dir.join(format!("instance-{pid}.jfr")))),
                     Err(e) => {
-                        notes.push(format!("{} could not run: {e}", jcmd.display()));
+                        notes.push(e);
                         None
                     }
                 }
@@ -339,20 +334,14 @@ impl Recorders {
             ..Profile::default()
         };
         if let Some((pid, path)) = self.jfr.take() {
-            let out = Command::new(&self.jcmd)
-                .arg(pid.to_string())
-                .arg("JFR.stop")
-                .arg(format!("name={JFR_NAME}"))
-                .arg(format!("filename={}", path.display()))
-                .stdin(Stdio::null())
-                .output();
-            match out {
-                Ok(o) if o.status.success() && path.is_file() => profile.jfr = Some(path),
-                Ok(o) => profile.notes.push(format!(
-                    "jcmd {pid} JFR.stop failed: {}",
-                    String::from_utf8_lossy(&o.stdout).trim()
-                )),
-                Err(e) => profile.notes.push(format!("jcmd JFR.stop: {e}")),
+            let name = format!("name={JFR_NAME}");
+            let file = format!("filename={}", path.display());
+            match jfr_command(&self.jcmd, pid, "JFR.stop", &[&name, &file]) {
+                Ok(()) if path.is_file() => profile.jfr = Some(path),
+                Ok(()) => profile
+                    .notes
+                    .push(format!("jcmd {pid} JFR.stop wrote no {}", path.display())),
+                Err(e) => profile.notes.push(e),
             }
         }
         if let Some((child, data)) = self.perf.take() {
@@ -646,6 +635,30 @@ mod tests {
             .unwrap();
         let check = String::from_utf8_lossy(&out.stdout);
         assert!(check.contains("No available recordings"), "{check}");
+        // A command the JVM refuses is an error with its answer, though jcmd exits 0.
+        let e = jfr_command(Path::new("jcmd"), pid, "JFR.stop", &["name=none"]).unwrap_err();
+        assert!(e.contains("JFR.stop name=none failed"), "{e}");
+        assert!(e.contains("Could not stop recording"), "{e}");
+        let e = jfr_command(
+            Path::new("jcmd"),
+            pid,
+            "JFR.start",
+            &["settings=no-such-settings"],
+        )
+        .unwrap_err();
+        assert!(e.contains("Could not parse settings"), "{e}");
+        // The window's recording: started, then stopped into its file.
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("w.jfr");
+        jfr_command(Path::new("jcmd"), pid, "JFR.start", &["name=w"]).unwrap();
+        jfr_command(
+            Path::new("jcmd"),
+            pid,
+            "JFR.stop",
+            &["name=w", &format!("filename={}", file.display())],
+        )
+        .unwrap();
+        assert!(file.is_file());
         // No jcmd: a note naming it, not a panic.
         let notes = prime_flight_recorders_of(Path::new("/nonexistent/jcmd"), &[pid]);
         assert_eq!(notes.len(), 1, "{notes:?}");
