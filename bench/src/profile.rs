@@ -108,39 +108,73 @@ pub fn recordable_jvms(members: &[Member]) -> Vec<i32> {
         .collect()
 }
 
+/// What [`prime_flight_recorders`] did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Primed {
+    /// The JVMs whose flight recorder was readied.
+    pub jvms: Vec<i32>,
+    /// What failed, one note per JVM.
+    pub notes: Vec<String>,
+}
+
 /// Starts and at once stops a throwaway flight recording in every JVM among
-/// `live` that a window may record, so that the JIT code the first recording
-/// discards is compiled again by the window's start (call it when the warm-up
-/// starts). Returns what failed, one note each; a failure costs the run
-/// nothing but a window that starts with that JVM's code being recompiled.
-pub fn prime_flight_recorders(jcmd: &Path, live: &[i32]) -> Vec<String> {
+/// `live` that a window may record (all at once, a thread each), so that the
+/// JIT code the first recording discards is compiled again by the window's
+/// start (call it when the warm-up starts). A failure costs the run nothing
+/// but a window that starts with that JVM's code being recompiled.
+pub fn prime_flight_recorders(jcmd: &Path, live: &[i32]) -> Primed {
     prime_flight_recorders_of(jcmd, &recordable_jvms(&members(live)))
 }
 
 /// [`prime_flight_recorders`] of the JVMs `pids`.
-fn prime_flight_recorders_of(jcmd: &Path, pids: &[i32]) -> Vec<String> {
+fn prime_flight_recorders_of(jcmd: &Path, pids: &[i32]) -> Primed {
     let name = format!("name={JFR_WARMUP_NAME}");
-    pids.iter()
-        .filter_map(|&pid| {
-            jfr_command(jcmd, pid, "JFR.start", &[&name, "settings=profile"])
-                .and_then(|()| jfr_command(jcmd, pid, "JFR.stop", &[&name]))
-                .err()
-        })
-        .collect()
+    let outcomes: Vec<(i32, Result<(), String>)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = pids
+            .iter()
+            .map(|&pid| {
+                let name = &name;
+                let handle = scope.spawn(move || {
+                    jfr_command(jcmd, pid, "JFR.start", &[name, "settings=profile"])
+                        .and_then(|()| jfr_command(jcmd, pid, "JFR.stop", &[name]))
+                });
+                (pid, handle)
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|(pid, handle)| {
+                let outcome = handle.join().unwrap_or_else(|_| {
+                    Err(format!("readying JVM {pid}'s flight recorder panicked"))
+                });
+                (pid, outcome)
+            })
+            .collect()
+    });
+    let mut primed = Primed::default();
+    for (pid, outcome) in outcomes {
+        match outcome {
+            Ok(()) => primed.jvms.push(pid),
+            Err(e) => primed.notes.push(e),
+        }
+    }
+    primed
 }
 
-/// What the JVM answers a flight recorder command with when it did it.
-fn jfr_done(command: &str) -> &'static str {
-    if command == "JFR.start" {
-        "Started recording"
-    } else {
-        "Stopped recording"
+/// What the JVM answers a flight recorder command with when it did it; None
+/// for a command this module does not check that way.
+fn jfr_done(command: &str) -> Option<&'static str> {
+    match command {
+        "JFR.start" => Some("Started recording"),
+        "JFR.stop" => Some("Stopped recording"),
+        _ => None,
     }
 }
 
 /// `jcmd PID COMMAND ARGS...` for `JFR.start` or `JFR.stop`; an error naming
-/// what failed. jcmd exits 0 when the JVM refuses a command (a recording it
-/// does not have, a bad setting): its answer tells.
+/// what failed, with jcmd's answer and its error output. jcmd exits 0 when
+/// the JVM refuses a command (a recording it does not have, a bad setting):
+/// its answer tells.
 fn jfr_command(jcmd: &Path, pid: i32, command: &str, args: &[&str]) -> Result<(), String> {
     let out = Command::new(jcmd)
         .arg(pid.to_string())
@@ -150,14 +184,21 @@ fn jfr_command(jcmd: &Path, pid: i32, command: &str, args: &[&str]) -> Result<()
         .output()
         .map_err(|e| format!("{} could not run: {e}", jcmd.display()))?;
     let answer = String::from_utf8_lossy(&out.stdout);
-    if out.status.success() && answer.contains(jfr_done(command)) {
+    let done = jfr_done(command).is_none_or(|done| answer.contains(done));
+    if out.status.success() && done {
         Ok(())
     } else {
+        // Its error output's first line (an attach failure prints a stack trace).
+        let errors = String::from_utf8_lossy(&out.stderr);
+        let error = errors.lines().map(str::trim).find(|l| !l.is_empty());
         Err(format!(
-            "jcmd {pid} {command} {} failed: {}",
+            "jcmd {pid} {command} {} failed: {} {}",
             args.join(" "),
-            answer.trim()
-        ))
+            answer.trim(),
+            error.unwrap_or_default()
+        )
+        .trim_end()
+        .to_owned())
     }
 }
 
@@ -213,7 +254,8 @@ pub fn flamegraph(perf_script: &[u8], title: &str) -> std::io::Result<String> {
 pub struct Profile {
     pub flamegraph: Option<PathBuf>,
     pub jfr: Option<PathBuf>,
-    /// Why a part is missing.
+    /// Why a part is missing, or, prefixed `warm-up:`, what readying the
+    /// flight recorders could not do.
     pub notes: Vec<String>,
 }
 
@@ -325,6 +367,11 @@ impl Recorders {
             jfr,
             notes,
         }
+    }
+
+    /// The JVM whose flight recorder records the window, if one does.
+    pub fn recorded_jvm(&self) -> Option<i32> {
+        self.jfr.as_ref().map(|(pid, _)| *pid)
     }
 
     /// Stops the recorders and writes `stmgr-flamegraph.svg` and the JFR file.
@@ -620,12 +667,21 @@ mod tests {
         let me = i32::try_from(std::process::id()).unwrap();
         // Only the JVMs a window may record: the waiting JVM's command line is
         // not an instance's, so here nothing is primed.
-        assert!(prime_flight_recorders(Path::new("jcmd"), &[me, pid]).is_empty());
+        assert_eq!(
+            prime_flight_recorders(Path::new("jcmd"), &[me, pid]),
+            Primed::default()
+        );
         assert!(jcmd_answer(pid, "JFR.configure").contains("Repository path: N/A"));
         // As an instance JVM it is: the recorder ran (its repository exists)
         // and no recording is left running.
-        let notes = prime_flight_recorders_of(Path::new("jcmd"), &[pid]);
-        assert!(notes.is_empty(), "{notes:?}");
+        let primed = prime_flight_recorders_of(Path::new("jcmd"), &[pid]);
+        assert_eq!(
+            primed,
+            Primed {
+                jvms: vec![pid],
+                notes: vec![]
+            }
+        );
         let config = jcmd_answer(pid, "JFR.configure");
         assert!(!config.contains("Repository path: N/A"), "{config}");
         let out = Command::new("jcmd")
@@ -659,12 +715,19 @@ mod tests {
         )
         .unwrap();
         assert!(file.is_file());
+        // A JVM that is gone: jcmd's error output names why.
+        let mut gone = Command::new("true").spawn().unwrap();
+        let gone_pid = i32::try_from(gone.id()).unwrap();
+        gone.wait().unwrap();
+        let e = jfr_command(Path::new("jcmd"), gone_pid, "JFR.start", &[]).unwrap_err();
+        assert!(e.contains("No such process"), "{e}");
         // No jcmd: a note naming it, not a panic.
-        let notes = prime_flight_recorders_of(Path::new("/nonexistent/jcmd"), &[pid]);
-        assert_eq!(notes.len(), 1, "{notes:?}");
+        let primed = prime_flight_recorders_of(Path::new("/nonexistent/jcmd"), &[pid]);
+        assert!(primed.jvms.is_empty(), "{primed:?}");
+        assert_eq!(primed.notes.len(), 1, "{primed:?}");
         assert!(
-            notes[0].contains("/nonexistent/jcmd could not run"),
-            "{notes:?}"
+            primed.notes[0].contains("/nonexistent/jcmd could not run"),
+            "{primed:?}"
         );
     }
 

@@ -244,7 +244,7 @@ fn unix_ms() -> u64 {
 /// warm-up).
 pub trait WindowObserver {
     /// The warm-up starts (the first tuple went through, or the start-up
-    /// timed out); the window starts no sooner than the warm-up's length later.
+    /// timed out); the warm-up's length is counted from when this returns.
     fn warmup_started(&mut self, _live_pids: &[i32]) {}
     fn window_started(&mut self, live_pids: &[i32]);
     fn window_ended(&mut self);
@@ -345,15 +345,16 @@ pub fn run_observed(
                 tracing::info!(system = %launch.system, after = ?now - spawned, prepared_after = ?prepared, "The first task reported.");
             }
             if snap.flowing() {
-                warming = Some(now);
                 observer.warmup_started(&running.account.live_pids());
+                // The warm-up is counted from when the observer is done (it may take seconds).
+                warming = Some(Instant::now());
                 let first = snap
                     .first_tuple_ms()
                     .map(|ms| Duration::from_millis(ms.saturating_sub(spawned_unix_ms)));
                 tracing::info!(system = %launch.system, after = ?now - spawned, first_tuple_after = ?first, "The first tuple went through; warming up.");
             } else if now - spawned >= timing.startup_timeout {
-                warming = Some(now);
                 observer.warmup_started(&running.account.live_pids());
+                warming = Some(Instant::now());
                 if hook_seen {
                     tracing::warn!(
                         system = %launch.system,
@@ -522,6 +523,23 @@ mod tests {
         // The run's shell and its sleep were alive at the warm-up's and the window's start.
         assert!(seen.warming.len() >= 2, "{:?}", seen.warming);
         assert!(seen.started.len() >= 2, "{:?}", seen.started);
+    }
+
+    #[test]
+    fn a_start_up_that_times_out_still_tells_the_observer_of_the_warm_up_first() {
+        let tmp = tempfile::tempdir().unwrap();
+        // No hook ever reports: the start-up times out and the processes alone are measured.
+        let l = launch(tmp.path(), "sleep 30");
+        let timing = Timing {
+            warmup: Duration::from_millis(200),
+            duration: Duration::from_millis(400),
+            startup_timeout: Duration::from_millis(300),
+        };
+        let mut seen = Seen::default();
+        let (r, _) = run_observed(&l, &timing, 1, &mut seen).unwrap();
+        assert!(!r.hook_reported);
+        assert!(!seen.warming.is_empty(), "no warm-up was told");
+        assert!(seen.ended);
     }
 
     #[test]

@@ -455,7 +455,7 @@ pub fn run(args: BenchArgs, conf: Vec<String>, java: String) -> anyhow::Result<(
             dir: launch.cwd.clone(),
             jcmd: egret_bench::profile::jcmd_beside(&plan.java),
             title: format!("{system} stream managers, {} round {round}", workload_name),
-            warmup_notes: Vec::new(),
+            primed: egret_bench::profile::Primed::default(),
             recorders: None,
             profile: None,
         };
@@ -578,8 +578,8 @@ struct Profiler {
     dir: PathBuf,
     jcmd: PathBuf,
     title: String,
-    /// What readying the flight recorders in the warm-up could not do.
-    warmup_notes: Vec<String>,
+    /// What readying the flight recorders in the warm-up did.
+    primed: egret_bench::profile::Primed,
     recorders: Option<egret_bench::profile::Recorders>,
     profile: Option<egret_bench::profile::Profile>,
 }
@@ -587,22 +587,32 @@ struct Profiler {
 impl runner::WindowObserver for Profiler {
     fn warmup_started(&mut self, live_pids: &[i32]) {
         if self.enabled {
-            self.warmup_notes = egret_bench::profile::prime_flight_recorders(&self.jcmd, live_pids);
+            self.primed = egret_bench::profile::prime_flight_recorders(&self.jcmd, live_pids);
         }
     }
 
     fn window_started(&mut self, live_pids: &[i32]) {
         if self.enabled {
-            self.recorders = Some(egret_bench::profile::Recorders::start(
-                &self.dir, &self.jcmd, live_pids,
-            ));
+            let recorders =
+                egret_bench::profile::Recorders::start(&self.dir, &self.jcmd, live_pids);
+            if let Some(pid) = recorders.recorded_jvm()
+                && !self.primed.jvms.contains(&pid)
+            {
+                self.primed.notes.push(format!(
+                    "JVM {pid} was not readied: its recording starts while its discarded compiled code is compiled again"
+                ));
+            }
+            self.recorders = Some(recorders);
         }
     }
 
     fn window_ended(&mut self) {
         if let Some(recorders) = self.recorders.take() {
             let mut profile = recorders.finish(&self.title);
-            profile.notes.append(&mut self.warmup_notes);
+            let warmup = std::mem::take(&mut self.primed.notes)
+                .into_iter()
+                .map(|n| format!("warm-up: {n}"));
+            profile.notes = warmup.chain(profile.notes).collect();
             self.profile = Some(profile);
         }
     }
