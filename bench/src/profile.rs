@@ -75,22 +75,34 @@ pub struct Targets {
     pub instance: Option<i32>,
 }
 
+impl Member {
+    /// A stream manager (`egret stmgr ...`).
+    fn is_stream_manager(&self) -> bool {
+        self.cmdline.split(' ').any(|a| a == STMGR_ARG)
+    }
+
+    /// A stream manager hosting a JVM (the JNI bridge).
+    fn is_jit_host(&self) -> bool {
+        self.hosts_jvm && self.is_stream_manager()
+    }
+
+    /// An instance JVM.
+    fn is_instance(&self) -> bool {
+        self.cmdline.contains(INSTANCE_MAIN)
+    }
+}
+
 /// Picks the stream managers and the busiest instance JVM among `members`
 /// (the busiest stream manager hosting a JVM when there is none).
 pub fn targets(members: &[Member]) -> Targets {
-    let is_stmgr = |m: &&Member| m.cmdline.split(' ').any(|a| a == STMGR_ARG);
-    let stream_managers = members.iter().filter(is_stmgr).map(|m| m.pid).collect();
-    let jit_hosts = members
-        .iter()
-        .filter(is_stmgr)
-        .filter(|m| m.hosts_jvm)
-        .map(|m| m.pid)
-        .collect();
-    let instance = busiest(members.iter().filter(|m| m.cmdline.contains(INSTANCE_MAIN)))
-        .or_else(|| busiest(members.iter().filter(is_stmgr).filter(|m| m.hosts_jvm)));
+    let pids = |keep: fn(&Member) -> bool| -> Vec<i32> {
+        members.iter().filter(|m| keep(m)).map(|m| m.pid).collect()
+    };
+    let instance = busiest(members.iter().filter(|m| m.is_instance()))
+        .or_else(|| busiest(members.iter().filter(|m| m.is_jit_host())));
     Targets {
-        stream_managers,
-        jit_hosts,
+        stream_managers: pids(Member::is_stream_manager),
+        jit_hosts: pids(Member::is_jit_host),
         instance,
     }
 }
@@ -100,10 +112,7 @@ pub fn targets(members: &[Member]) -> Targets {
 pub fn recordable_jvms(members: &[Member]) -> Vec<i32> {
     members
         .iter()
-        .filter(|m| {
-            m.cmdline.contains(INSTANCE_MAIN)
-                || (m.hosts_jvm && m.cmdline.split(' ').any(|a| a == STMGR_ARG))
-        })
+        .filter(|m| m.is_instance() || m.is_jit_host())
         .map(|m| m.pid)
         .collect()
 }
@@ -467,14 +476,8 @@ impl Drop for Recorders {
             let _ = child.wait();
         }
         if let Some((pid, _)) = self.jfr.take() {
-            let _ = Command::new(&self.jcmd)
-                .arg(pid.to_string())
-                .arg("JFR.stop")
-                .arg(format!("name={JFR_NAME}"))
-                .stdin(Stdio::null())
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .status();
+            // Best effort: the run is failing already.
+            let _ = jfr_command(&self.jcmd, pid, "JFR.stop", &[&format!("name={JFR_NAME}")]);
         }
     }
 }
