@@ -4,8 +4,6 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
@@ -21,10 +19,11 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * in that order, so the destination takes them in increasing order. A number the destination
  * skips belongs to a tuple that was dropped on the way (an executor's queue lost with its
  * connection, a tuple for a task its instance does not host): its values are let go then, so
- * nothing the pair lost stays held. A pair holds at most {@link #RING_SLOTS} tuples in flight
- * by reference (Storm's executor queues are bounded by count too); when the slot of the next
- * number is still taken, the copy is serialized instead, and the destination reads its bytes
- * as usual. Memory is therefore bounded by the slots times the values' size.
+ * nothing the pair lost stays held. A pair holds at most {@link Ring#MAX_IN_FLIGHT} tuples in
+ * flight by reference (Storm's executor queues are bounded by count too), in arrays made as
+ * they fill and let go as the destination passes them; with that many in flight, the copy is
+ * serialized instead, and the destination reads its bytes as usual. Memory is therefore bounded
+ * by what is in flight, and at most by that bound times the values' size.
  *
  * <p>Which tasks are here: every executor of this JVM registers its tasks ({@link #host});
  * only tuples to registered tasks are passed by reference. The registry lives as long as the
@@ -32,10 +31,6 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * values its earlier run had not taken yet.
  */
 final class LocalValues {
-    /** Tuples in flight by reference per (source, destination) pair; a power of two. */
-    static final int RING_SLOTS = 1024;
-    private static final int MASK = RING_SLOTS - 1;
-
     private static final ConcurrentHashMap<Long, Ring> RINGS = new ConcurrentHashMap<>();
     private static final Set<Integer> HOSTED = ConcurrentHashMap.newKeySet();
     private static volatile boolean inThisJvm;
@@ -94,71 +89,92 @@ final class LocalValues {
         inThisJvm = false;
     }
 
-    /** The values in flight from one task to another. */
+    /**
+     * The values in flight from one task to another: a ring of {@link #SEGMENTS} segments of
+     * {@link #SEGMENT_SLOTS} slots each, a segment made when the source first fills it and let go
+     * when the destination has passed it, so a pair holds arrays for what is in flight only (one
+     * segment at rest, {@code SEGMENTS} at most).
+     *
+     * <p>Number {@code n} lives in slot {@code n % SEGMENT_SLOTS} of segment {@code n /
+     * SEGMENT_SLOTS}, at {@code (n / SEGMENT_SLOTS) % SEGMENTS} of the ring. The source puts a
+     * number only while it is at most {@link #MAX_IN_FLIGHT} past the last one taken: one
+     * segment short of a lap, so the segment it fills is never one the destination is still
+     * taking from or letting go of, and each segment's slots are written once.
+     */
     static final class Ring {
-        /**
-         * Slot {@code i} holds the values of number {@code refs[i]} while {@code values[i]} is
-         * not null. Two arrays rather than an object per slot: one tuple fills a slot. Only the
-         * source fills a slot, and only an empty one, writing its number before its values;
-         * only the destination's executor thread empties one, with a compare-and-set on its
-         * values, so a number read beside non-null values is theirs.
-         */
-        private final AtomicReferenceArray<List<Object>> values = new AtomicReferenceArray<>(RING_SLOTS);
-        private final AtomicLongArray refs = new AtomicLongArray(RING_SLOTS);
+        private static final int SEGMENT_BITS = 8;
+        static final int SEGMENT_SLOTS = 1 << SEGMENT_BITS;
+        private static final int SLOT_MASK = SEGMENT_SLOTS - 1;
+        /** Segments in the ring; a power of two. */
+        static final int SEGMENTS = 64;
+        private static final int SEGMENT_MASK = SEGMENTS - 1;
+        /** Tuples in flight by reference per pair at most. */
+        static final int MAX_IN_FLIGHT = (SEGMENTS - 1) * SEGMENT_SLOTS;
+
+        private final AtomicReferenceArray<Segment> segments = new AtomicReferenceArray<>(SEGMENTS);
         /** The next number to give; only the source's sink lock holder moves it. */
-        private final AtomicLong next = new AtomicLong(1);
+        private volatile long next = 1;
         /** The last number taken; only the destination's executor thread moves it. */
         private volatile long taken;
 
         /**
-         * Whether the next number's slot is free. Only the source fills slots (the destination
-         * frees them), so for the source's emitting thread it stays true until its next
+         * Whether the next number may be put. Only the destination moves {@code taken}, and only
+         * forward, so for the source's emitting thread it stays true until its next
          * {@link #put}.
          */
         boolean hasRoom() {
-            return values.get((int) (next.get() & MASK)) == null;
+            return next - taken <= MAX_IN_FLIGHT;
         }
 
         /**
-         * Holds {@code list} under the pair's next number and returns it, or 0 when that
-         * number's slot is still held (this many tuples are in flight): serialize then.
-         * Called with the source's sink lock held, so numbers follow the frames' order.
+         * Holds {@code list} under the pair's next number and returns it, or 0 when
+         * {@link #MAX_IN_FLIGHT} tuples are in flight: serialize then. Called with the source's
+         * sink lock held, so numbers follow the frames' order.
          */
         long put(List<Object> list) {
-            long ref = next.get();
-            int i = (int) (ref & MASK);
-            if (values.get(i) != null) {
+            long ref = next;
+            if (ref - taken > MAX_IN_FLIGHT) {
                 return 0;
             }
-            refs.set(i, ref);
-            values.set(i, list);
-            next.set(ref + 1);
+            int at = (int) (ref >>> SEGMENT_BITS) & SEGMENT_MASK;
+            Segment segment = segments.get(at);
+            if (segment == null) {
+                segment = new Segment();
+                segments.set(at, segment);
+            }
+            segment.put((int) ref & SLOT_MASK, ref, list);
+            next = ref + 1;
             return ref;
         }
 
         /**
          * The values held under {@code ref}, no longer held; null when they are not here (never
          * put in this JVM). Numbers skipped since the last one taken were dropped on the way:
-         * their values are let go.
+         * their values are let go, and the segments passed with them.
          */
         List<Object> take(long ref) {
             long last = taken;
             if (ref > last + 1) {
-                // At most one lap of the ring: older numbers' slots were reused or freed.
-                for (long r = Math.max(last + 1, ref - RING_SLOTS + 1); r < ref; r++) {
-                    int i = (int) (r & MASK);
-                    List<Object> held = values.get(i);
-                    if (held != null && refs.get(i) == r) {
-                        values.compareAndSet(i, held, null);
-                    }
+                // Skipped numbers in ref's own segment; the segments before it go whole below.
+                long from = Math.max(last + 1, ref & ~(long) SLOT_MASK);
+                Segment own = segments.get((int) (ref >>> SEGMENT_BITS) & SEGMENT_MASK);
+                for (long r = from; own != null && r < ref; r++) {
+                    own.take((int) r & SLOT_MASK, r);
                 }
             }
-            int i = (int) (ref & MASK);
-            List<Object> held = values.get(i);
-            if (held == null || refs.get(i) != ref || !values.compareAndSet(i, held, null)) {
+            Segment segment = segments.get((int) (ref >>> SEGMENT_BITS) & SEGMENT_MASK);
+            List<Object> held = segment == null ? null : segment.take((int) ref & SLOT_MASK, ref);
+            if (held == null) {
                 return null;
             }
             if (ref > last) {
+                // Let go of every segment now wholly at or before ref, then publish ref: a
+                // source that reads the new number sees those segments gone.
+                long firstSegment = (last + 1) >>> SEGMENT_BITS;
+                long pastSegment = (ref + 1) >>> SEGMENT_BITS;
+                for (long g = Math.max(firstSegment, pastSegment - SEGMENTS); g < pastSegment; g++) {
+                    segments.set((int) g & SEGMENT_MASK, null);
+                }
                 taken = ref;
             }
             return held;
@@ -167,10 +183,51 @@ final class LocalValues {
         /** Values held now (for tests). */
         int held() {
             int n = 0;
-            for (int i = 0; i < RING_SLOTS; i++) {
-                if (values.get(i) != null) {
-                    n++;
-                }
+            for (int g = 0; g < SEGMENTS; g++) {
+                Segment segment = segments.get(g);
+                n += segment == null ? 0 : segment.held();
+            }
+            return n;
+        }
+
+        /** Segments allocated now (for tests). */
+        int segmentsHeld() {
+            int n = 0;
+            for (int g = 0; g < SEGMENTS; g++) {
+                n += segments.get(g) == null ? 0 : 1;
+            }
+            return n;
+        }
+    }
+
+    /**
+     * One segment's slots. Slot {@code i} holds the values of number {@code refs[i]} while
+     * {@code values[i]} is not null. Two arrays rather than an object per slot: one tuple fills
+     * a slot. Only the source fills a slot, once, writing its number before its values (whose
+     * volatile write publishes the number); only the destination's executor thread empties one,
+     * with a compare-and-set on its values, so a number read beside non-null values is theirs.
+     */
+    private static final class Segment {
+        private final AtomicReferenceArray<List<Object>> values = new AtomicReferenceArray<>(Ring.SEGMENT_SLOTS);
+        private final long[] refs = new long[Ring.SEGMENT_SLOTS];
+
+        void put(int i, long ref, List<Object> list) {
+            refs[i] = ref;
+            values.set(i, list);
+        }
+
+        List<Object> take(int i, long ref) {
+            List<Object> held = values.get(i);
+            if (held == null || refs[i] != ref || !values.compareAndSet(i, held, null)) {
+                return null;
+            }
+            return held;
+        }
+
+        int held() {
+            int n = 0;
+            for (int i = 0; i < Ring.SEGMENT_SLOTS; i++) {
+                n += values.get(i) == null ? 0 : 1;
             }
             return n;
         }

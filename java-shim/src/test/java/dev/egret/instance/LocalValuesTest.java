@@ -25,35 +25,112 @@ class LocalValuesTest {
     @Test
     void aFullRingRefusesUntilItsOldestIsTaken() {
         LocalValues.Ring ring = new LocalValues.Ring();
-        for (int i = 1; i <= LocalValues.RING_SLOTS; i++) {
+        int max = LocalValues.Ring.MAX_IN_FLIGHT;
+        for (int i = 1; i <= max; i++) {
             assertEquals(i, ring.put(List.of(i)));
         }
-        assertEquals(0, ring.put(List.of("more")), "every slot held: serialize instead");
+        assertEquals(false, ring.hasRoom());
+        assertEquals(0, ring.put(List.of("more")), "the most in flight: serialize instead");
         assertEquals(0, ring.put(List.of("more")), "a refusal uses no number");
         assertEquals(List.of(1), ring.take(1));
-        assertEquals(LocalValues.RING_SLOTS + 1, ring.put(List.of("more")));
-        assertEquals(LocalValues.RING_SLOTS, ring.held());
+        assertEquals(true, ring.hasRoom());
+        assertEquals(max + 1, ring.put(List.of("more")));
+        assertEquals(max, ring.held());
     }
 
     @Test
-    void numbersSkippedByTheDestinationAreLetGo() {
+    void segmentsAreMadeAsTheRingFillsAndLetGoAsTheDestinationPassesThem() {
         LocalValues.Ring ring = new LocalValues.Ring();
-        for (int i = 1; i <= 5; i++) {
+        int slots = LocalValues.Ring.SEGMENT_SLOTS;
+        assertEquals(0, ring.segmentsHeld(), "nothing made before the first put");
+        ring.put(List.of(1));
+        assertEquals(1, ring.segmentsHeld());
+        for (int i = 2; i <= 3 * slots; i++) {
             ring.put(List.of(i));
         }
-        assertEquals(List.of(1), ring.take(1));
-        // 2 and 3 were dropped on the way.
-        assertEquals(List.of(4), ring.take(4));
-        assertEquals(1, ring.held(), "only 5 is still held");
-        assertNull(ring.take(2));
-        assertEquals(List.of(5), ring.take(5));
-        assertEquals(0, ring.held());
+        assertEquals(4, ring.segmentsHeld(), "numbers 1 to 3 x slots span four segments (0 is unused)");
+        for (int i = 1; i < slots; i++) {
+            assertEquals(List.of(i), ring.take(i));
+        }
+        assertEquals(3, ring.segmentsHeld(), "the first segment is let go once its last number is taken");
+        assertEquals(List.of(2 * slots + 5), ring.take(2 * slots + 5));
+        assertEquals(2, ring.segmentsHeld(), "a segment of skipped numbers goes whole");
+        assertEquals(slots - 5, ring.held(), "only the numbers after the last taken are held");
+    }
+
+    @Test
+    void lapAfterLapEachNumberIsTakenOnceAndMemoryFollowsWhatIsInFlight() {
+        LocalValues.Ring ring = new LocalValues.Ring();
+        int max = LocalValues.Ring.MAX_IN_FLIGHT;
+        long put = 0;
+        long taken = 0;
+        // Twenty fillings (over ten laps of the ring), each drained, taking every 7th number only
+        // (the others dropped on the way).
+        for (int round = 0; round < 20; round++) {
+            while (ring.hasRoom()) {
+                put = ring.put(List.of(put + 1));
+                assertEquals(true, put > 0);
+            }
+            assertEquals(max, put - taken, "full at the bound, round " + round);
+            long last = taken;
+            for (long r = taken + 7; r <= put; r += 7) {
+                assertEquals(List.of(r), ring.take(r));
+                last = r;
+            }
+            if (last != put) {
+                assertEquals(List.of(put), ring.take(put));
+            }
+            assertNull(ring.take(put), "taken once");
+            taken = put;
+            assertEquals(0, ring.held(), "round " + round);
+            assertEquals(true, ring.segmentsHeld() <= 1, "round " + round);
+        }
+        assertEquals(true, put > 10L * LocalValues.Ring.SEGMENTS * LocalValues.Ring.SEGMENT_SLOTS);
+    }
+
+    @Test
+    void aSourceAndADestinationThreadAgreeOnEveryNumber() throws Exception {
+        LocalValues.Ring ring = new LocalValues.Ring();
+        int count = 1_000_000;
+        // The frames between them: bounded, in order, as the stream manager keeps one pair's.
+        java.util.concurrent.ArrayBlockingQueue<Long> frames = new java.util.concurrent.ArrayBlockingQueue<>(4096);
+        java.util.concurrent.atomic.AtomicReference<Throwable> failed = new java.util.concurrent.atomic.AtomicReference<>();
+        Thread source = new Thread(() -> {
+            try {
+                for (long v = 1; v <= count; v++) {
+                    long ref;
+                    while ((ref = ring.put(List.of(v))) == 0) {
+                        Thread.onSpinWait();
+                    }
+                    assertEquals(v, ref);
+                    frames.put(ref);
+                }
+                frames.put(-1L);
+            } catch (Throwable e) {
+                failed.set(e);
+            }
+        });
+        source.start();
+        long lastTaken = 0;
+        long taken = 0;
+        for (long ref = frames.take(); ref != -1; ref = frames.take()) {
+            if (ref % 13 == 0) {
+                continue; // dropped on the way
+            }
+            assertEquals(List.of(ref), ring.take(ref));
+            lastTaken = ref;
+            taken++;
+        }
+        source.join();
+        assertNull(failed.get());
+        assertEquals(count - count / 13, taken);
+        assertEquals(count - lastTaken, ring.held(), "only the numbers after the last taken are held");
     }
 
     @Test
     void aLapOfSkippedNumbersFreesEverySlotTheyHeld() {
         LocalValues.Ring ring = new LocalValues.Ring();
-        int n = LocalValues.RING_SLOTS;
+        int n = LocalValues.Ring.MAX_IN_FLIGHT;
         for (int i = 1; i <= n; i++) {
             ring.put(List.of(i));
         }

@@ -240,7 +240,7 @@ class OutboundSinkTest {
                 new java.util.HashMap<>());
         LocalValues.Ring free = new LocalValues.Ring();
         LocalValues.Ring full = new LocalValues.Ring();
-        for (int i = 0; i < LocalValues.RING_SLOTS; i++) {
+        for (int i = 0; i < LocalValues.Ring.MAX_IN_FLIGHT; i++) {
             assertEquals(i + 1, full.put(List.of(i)));
         }
         List<dev.egret.proto.RootId> roots = List.of(FakeSm.root(4, 9));
@@ -262,7 +262,7 @@ class OutboundSinkTest {
         assertArrayEquals(want, java.util.Arrays.copyOfRange(body, body.length - want.length, body.length));
         assertEquals(1, sink.localRefs());
         assertEquals(values, free.take(1), "the emitted list itself");
-        assertEquals(LocalValues.RING_SLOTS, full.held(), "the full ring is left as it was");
+        assertEquals(LocalValues.Ring.MAX_IN_FLIGHT, full.held(), "the full ring is left as it was");
     }
 
     @Test
