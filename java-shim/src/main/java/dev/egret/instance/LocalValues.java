@@ -112,8 +112,11 @@ final class LocalValues {
         static final int MAX_IN_FLIGHT = (SEGMENTS - 1) * SEGMENT_SLOTS;
 
         private final AtomicReferenceArray<Segment> segments = new AtomicReferenceArray<>(SEGMENTS);
-        /** The next number to give; only the source's sink lock holder moves it. */
-        private volatile long next = 1;
+        /**
+         * The last number given; only the source's sink lock holder moves it. Starts at the
+         * default 0, so a ring handed between threads without a lock is seen as it began.
+         */
+        private volatile long given;
         /** The last number taken; only the destination's executor thread moves it. */
         private volatile long taken;
 
@@ -123,7 +126,7 @@ final class LocalValues {
          * {@link #put}.
          */
         boolean hasRoom() {
-            return next - taken <= MAX_IN_FLIGHT;
+            return given - taken < MAX_IN_FLIGHT;
         }
 
         /**
@@ -132,7 +135,7 @@ final class LocalValues {
          * sink lock held, so numbers follow the frames' order.
          */
         long put(List<Object> list) {
-            long ref = next;
+            long ref = given + 1;
             if (ref - taken > MAX_IN_FLIGHT) {
                 return 0;
             }
@@ -143,7 +146,7 @@ final class LocalValues {
                 segments.set(at, segment);
             }
             segment.put((int) ref & SLOT_MASK, ref, list);
-            next = ref + 1;
+            given = ref;
             return ref;
         }
 
