@@ -1,7 +1,10 @@
 package dev.egret.instance;
 
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReferenceArray;
@@ -19,11 +22,14 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * in that order, so the destination takes them in increasing order. A number the destination
  * skips belongs to a tuple that was dropped on the way (an executor's queue lost with its
  * connection, a tuple for a task its instance does not host): its values are let go then, so
- * nothing the pair lost stays held. A pair holds at most {@link Ring#MAX_IN_FLIGHT} tuples in
- * flight by reference (Storm's executor queues are bounded by count too), in arrays made as
- * they fill and let go as the destination passes them; with that many in flight, the copy is
- * serialized instead, and the destination reads its bytes as usual. Memory is therefore bounded
- * by what is in flight, and at most by that bound times the values' size.
+ * nothing the pair lost stays held.
+ *
+ * <p>What is held is bounded by count, as Storm's executor queues are: the pairs toward one
+ * destination share {@link #DESTINATION_BUDGET} tuples (each pair at least
+ * {@link #MIN_PAIR_CAP}, at most {@link Ring#MAX_IN_FLIGHT}), in arrays made as they fill and
+ * let go as the destination passes them. A copy whose pair is at its cap is serialized instead,
+ * and the destination reads its bytes as usual. Memory is therefore bounded by what is in
+ * flight, and at most by the caps times the values' size.
  *
  * <p>Which tasks are here: every executor of this JVM registers its tasks ({@link #host});
  * only tuples to registered tasks are passed by reference. The registry lives as long as the
@@ -31,7 +37,18 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * values its earlier run had not taken yet.
  */
 final class LocalValues {
+    /**
+     * Tuples held by reference toward one destination task, shared among the pairs leading to
+     * it: the count Storm's executor receive queue holds by default
+     * ({@code topology.executor.receive.buffer.size}).
+     */
+    static final int DESTINATION_BUDGET = 32_768;
+    /** A pair's cap never goes under this, however many pairs share a destination. */
+    static final int MIN_PAIR_CAP = 1_024;
+
     private static final ConcurrentHashMap<Long, Ring> RINGS = new ConcurrentHashMap<>();
+    /** The rings toward each destination task; guarded by itself. */
+    private static final Map<Integer, List<Ring>> RINGS_TO = new HashMap<>();
     private static final Set<Integer> HOSTED = ConcurrentHashMap.newKeySet();
     private static volatile boolean inThisJvm;
 
@@ -56,9 +73,39 @@ final class LocalValues {
         return HOSTED.contains(task);
     }
 
-    /** The ring of the pair, made on first use. */
+    /**
+     * The ring of the pair, made on first use. Making one shares the destination's budget anew
+     * among the rings toward it ({@link #pairCap}).
+     */
     static Ring ring(int srcTask, int destTask) {
-        return RINGS.computeIfAbsent(key(srcTask, destTask), k -> new Ring());
+        long key = key(srcTask, destTask);
+        Ring ring = RINGS.get(key);
+        if (ring != null) {
+            return ring;
+        }
+        synchronized (RINGS_TO) {
+            ring = RINGS.get(key);
+            if (ring == null) {
+                ring = new Ring();
+                List<Ring> toDest = RINGS_TO.computeIfAbsent(destTask, d -> new ArrayList<>());
+                toDest.add(ring);
+                int cap = pairCap(toDest.size());
+                for (Ring each : toDest) {
+                    each.cap = cap;
+                }
+                RINGS.put(key, ring);
+            }
+            return ring;
+        }
+    }
+
+    /**
+     * A pair's cap when {@code pairs} rings lead to its destination: the destination's budget
+     * shared among them, at least the fixed ring's 1 024 of before and at most a ring's
+     * {@link Ring#MAX_IN_FLIGHT}.
+     */
+    static int pairCap(int pairs) {
+        return Math.max(MIN_PAIR_CAP, Math.min(Ring.MAX_IN_FLIGHT, DESTINATION_BUDGET / Math.max(1, pairs)));
     }
 
     /** The ring of the pair, or null when nothing was ever passed by reference on it. */
@@ -84,6 +131,9 @@ final class LocalValues {
 
     /** Forgets every ring and task (tests: one JVM runs many executors' lifetimes). */
     static void resetForTests() {
+        synchronized (RINGS_TO) {
+            RINGS_TO.clear();
+        }
         RINGS.clear();
         HOSTED.clear();
         inThisJvm = false;
@@ -119,24 +169,36 @@ final class LocalValues {
         private volatile long given;
         /** The last number taken; only the destination's executor thread moves it. */
         private volatile long taken;
+        /**
+         * This pair's share of its destination's budget ({@link LocalValues#pairCap}), set when a
+         * ring toward the destination is made; 0 (a ring made alone) is {@link #MAX_IN_FLIGHT}.
+         */
+        private volatile int cap;
 
         /**
          * Whether the next number may be put. Only the destination moves {@code taken}, and only
          * forward, so for the source's emitting thread it stays true until its next
-         * {@link #put}.
+         * {@link #put}, unless a new pair toward the destination lowers the cap meanwhile (the
+         * put then refuses, and the copy is serialized).
          */
         boolean hasRoom() {
-            return given - taken < MAX_IN_FLIGHT;
+            return given - taken < cap();
+        }
+
+        /** Tuples this pair may hold in flight now. */
+        int cap() {
+            int c = cap;
+            return c == 0 ? MAX_IN_FLIGHT : c;
         }
 
         /**
-         * Holds {@code list} under the pair's next number and returns it, or 0 when
-         * {@link #MAX_IN_FLIGHT} tuples are in flight: serialize then. Called with the source's
+         * Holds {@code list} under the pair's next number and returns it, or 0 when the pair's
+         * cap of tuples is in flight: serialize then. Called with the source's
          * sink lock held, so numbers follow the frames' order.
          */
         long put(List<Object> list) {
             long ref = given + 1;
-            if (ref - taken > MAX_IN_FLIGHT) {
+            if (ref - taken > cap()) {
                 return 0;
             }
             int at = (int) (ref >>> SEGMENT_BITS) & SEGMENT_MASK;

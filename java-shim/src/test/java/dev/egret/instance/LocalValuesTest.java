@@ -140,6 +140,68 @@ class LocalValuesTest {
     }
 
     @Test
+    void thePairsTowardOneDestinationShareItsBudget() {
+        LocalValues.resetForTests();
+        try {
+            LocalValues.Ring first = LocalValues.ring(1, 9);
+            assertEquals(LocalValues.Ring.MAX_IN_FLIGHT, first.cap(), "one pair: a whole ring");
+            LocalValues.ring(2, 9);
+            assertEquals(LocalValues.Ring.MAX_IN_FLIGHT, first.cap(), "two pairs: the budget covers both");
+            LocalValues.ring(3, 9);
+            LocalValues.Ring fourth = LocalValues.ring(4, 9);
+            assertEquals(LocalValues.DESTINATION_BUDGET / 4, first.cap());
+            assertEquals(LocalValues.DESTINATION_BUDGET / 4, fourth.cap());
+            assertSame(fourth, LocalValues.ring(4, 9), "an existing pair shares nothing anew");
+            assertEquals(LocalValues.DESTINATION_BUDGET / 4, first.cap());
+            LocalValues.Ring elsewhere = LocalValues.ring(1, 8);
+            assertEquals(LocalValues.Ring.MAX_IN_FLIGHT, elsewhere.cap(), "another destination has its own");
+            for (int src = 5; src <= 100; src++) {
+                LocalValues.ring(src, 9);
+            }
+            assertEquals(LocalValues.MIN_PAIR_CAP, first.cap(), "never under the floor");
+
+            // A pair at its cap refuses, and takes again once the destination has taken.
+            LocalValues.Ring ring = LocalValues.ring(1, 7);
+            for (int src = 2; src <= 4; src++) {
+                LocalValues.ring(src, 7);
+            }
+            int cap = ring.cap();
+            for (int i = 1; i <= cap; i++) {
+                assertEquals(i, ring.put(List.of(i)));
+            }
+            assertEquals(false, ring.hasRoom());
+            assertEquals(0, ring.put(List.of("more")));
+            assertEquals(List.of(1), ring.take(1));
+            assertEquals(cap + 1, ring.put(List.of("more")));
+        } finally {
+            LocalValues.resetForTests();
+        }
+    }
+
+    @Test
+    void aCapLoweredUnderWhatIsInFlightRefusesUntilTheDestinationCatchesUp() {
+        LocalValues.resetForTests();
+        try {
+            LocalValues.Ring ring = LocalValues.ring(1, 9);
+            for (int i = 1; i <= 10_000; i++) {
+                ring.put(List.of(i));
+            }
+            for (int src = 2; src <= 4; src++) {
+                LocalValues.ring(src, 9);
+            }
+            assertEquals(8_192, ring.cap());
+            assertEquals(0, ring.put(List.of("over")));
+            assertEquals(List.of(1_808), ring.take(1_808), "the ones before it were dropped on the way");
+            assertEquals(false, ring.hasRoom(), "8 192 still in flight");
+            assertEquals(List.of(1_809), ring.take(1_809));
+            assertEquals(10_001, ring.put(List.of("in")));
+            assertEquals(8_192, ring.held());
+        } finally {
+            LocalValues.resetForTests();
+        }
+    }
+
+    @Test
     void pairsHaveTheirOwnRingsAndTasksAreHostedOnceRegistered() {
         LocalValues.resetForTests();
         try {
