@@ -509,7 +509,8 @@ mod tests {
     #[test]
     fn the_observer_is_told_when_the_warm_up_and_the_window_start_and_when_it_ends() {
         let tmp = tempfile::tempdir().unwrap();
-        let script = format!("{}; sleep 30", write_hook(&hook_file(5, "1:5")));
+        // The sleep is forked before the hook reports, so it is alive when the warm-up starts.
+        let script = format!("sleep 30 & {}; wait", write_hook(&hook_file(5, "1:5")));
         let l = launch(tmp.path(), &script);
         let timing = Timing {
             warmup: Duration::from_millis(200),
